@@ -1,0 +1,241 @@
+package eu.arrowhead.eventhandler;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.delivery.EventStreamHandler;
+import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.http.AdmissionControl;
+import eu.arrowhead.eventhandler.http.EchoResource;
+import eu.arrowhead.eventhandler.http.ErrorResponses;
+import eu.arrowhead.eventhandler.http.JsonErrorPages;
+import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
+import eu.arrowhead.eventhandler.metrics.MetricsResource;
+import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.publish.PublishResource;
+import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.TopicsResource;
+import jakarta.ws.rs.ext.ContextResolver;
+import java.io.IOException;
+import java.net.URI;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.grizzly.http.server.NetworkListener;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
+import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
+import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
+import org.glassfish.jersey.jackson.JacksonFeature;
+import org.glassfish.jersey.server.ContainerFactory;
+import org.glassfish.jersey.server.ResourceConfig;
+import org.glassfish.jersey.server.ServerProperties;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
+
+/**
+ * The Event Handler server, wired together: start one with {@link #start}, stop it with {@link #close}.
+ *
+ * <p>Threads, all bounded by configuration and independent of the number of clients: Grizzly selectors
+ * ({@code server.selector-threads}) parse requests and run the SSE handler; workers
+ * ({@code server.worker-threads}) run publish and management requests; writers
+ * ({@code subscriber.writer-threads}) write to SSE subscribers; one supervisor thread sends heartbeats and
+ * removes idle topics.
+ */
+public final class EventHandlerServer implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EventHandlerServer.class);
+    private static final String LISTENER = "eventhandler";
+
+    private final EventHandlerConfig config;
+    private final HttpServer http;
+    private final AdmissionControl front;
+    private final Hub hub;
+    private final StreamSupervisor supervisor;
+    private final ExecutorService workers;
+    private final ExecutorService writers;
+    private final ScheduledExecutorService ticker;
+    private final AtomicInteger closed = new AtomicInteger();
+
+    private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
+                               StreamSupervisor supervisor, ExecutorService workers, ExecutorService writers,
+                               ScheduledExecutorService ticker) {
+        this.config = config;
+        this.http = http;
+        this.front = front;
+        this.hub = hub;
+        this.supervisor = supervisor;
+        this.workers = workers;
+        this.writers = writers;
+        this.ticker = ticker;
+    }
+
+    /** Starts a server; it listens when this returns. */
+    public static EventHandlerServer start(EventHandlerConfig config) throws IOException {
+        routeJulToSlf4j();
+        Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(), 0);
+        BrokerMetrics metrics = new BrokerMetrics();
+        StreamSupervisor supervisor = new StreamSupervisor(hub, config.maxSubscribers(), config.heartbeat(),
+                config.subscriberWriteTimeout(), metrics::disconnected);
+        metrics.observe(hub, supervisor);
+
+        // Both pools' queues are bounded by construction: AdmissionControl admits at most
+        // workers + worker-queue requests, and a subscriber has at most one drain task queued at a time.
+        ExecutorService workers = fixedPool(config.workerThreads(), "eh-worker");
+        ExecutorService writers = fixedPool(config.writerThreads(), "eh-writer");
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(named("eh-supervisor"));
+
+        EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
+        ResourceConfig resources = new ResourceConfig()
+                .register(new PublishResource(hub, validator, config.maxRequestBytes(), config.maxBatchEvents(),
+                        metrics::publishHandled))
+                .register(new EchoResource())
+                .register(new TopicsResource(hub))
+                .register(new MetricsResource(metrics))
+                .register(JacksonFeature.withoutExceptionMappers())
+                .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
+                .property(ServerProperties.WADL_FEATURE_DISABLE, true);
+        ErrorResponses.mappers().forEach(resources::register);
+        GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
+        EventStreamHandler streams = new EventStreamHandler(hub, supervisor, writers,
+                config.subscriberQueueCapacity(), config.subscriberSendBufferBytes());
+        AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, jersey, workers,
+                config.workerThreads() + config.workerQueue());
+
+        HttpServer http = new HttpServer();
+        NetworkListener listener = new NetworkListener(LISTENER, config.serverHost(), config.serverPort());
+        // Grizzly closes a kept-alive connection after 256 requests by default; that would undo the
+        // publisher's connection reuse, so there is no cap, only the idle timeout.
+        listener.getKeepAlive().setMaxRequestsCount(-1);
+        listener.getKeepAlive().setIdleTimeoutInSeconds((int) config.idleTimeout().toSeconds());
+        listener.setMaxHttpHeaderSize(config.maxHeaderBytes());
+        TCPNIOTransport transport = listener.getTransport();
+        transport.setSelectorRunnersCount(config.selectorThreads());
+        // Selectors parse requests; AdmissionControl hands them to our bounded workers. Setting the
+        // strategy again drops the worker pool Grizzly would otherwise create on its own.
+        transport.setIOStrategy(SameThreadIOStrategy.getInstance());
+        transport.setWriteTimeout(config.writeTimeout().toSeconds(), TimeUnit.SECONDS);
+        transport.setKernelThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
+                .setPoolName("eh-selector").setCorePoolSize(config.selectorThreads())
+                .setMaxPoolSize(config.selectorThreads()));
+        http.addListener(listener);
+        http.getServerConfiguration().addHttpHandler(front, HttpHandlerRegistration.ROOT);
+        http.getServerConfiguration().setJmxEnabled(false);
+        http.getServerConfiguration().setHttpServerName("EventHandler");
+        http.getServerConfiguration().setHttpServerVersion("");
+        http.getServerConfiguration().setDefaultErrorPageGenerator(new JsonErrorPages());
+        // Grizzly's graceful shutdown counts requests in flight, but a suspended response whose client went
+        // away is never counted out, so it would always wait the whole grace period. Our shutdown drains
+        // streams and waits for admitted requests itself.
+        http.getServerConfiguration().setGracefulShutdownSupported(false);
+        try {
+            http.start();
+        } catch (IOException | RuntimeException e) {
+            http.shutdownNow();
+            workers.shutdownNow();
+            writers.shutdownNow();
+            ticker.shutdownNow();
+            throw e;
+        }
+
+        ticker.scheduleAtFixedRate(guarded(supervisor::tick), 1, 1, TimeUnit.SECONDS);
+        long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));
+        ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,
+                TimeUnit.SECONDS);
+        return new EventHandlerServer(config, http, front, hub, supervisor, workers, writers, ticker);
+    }
+
+    /** The port the server listens on (the real one when {@code server.port} was 0). */
+    public int port() {
+        return http.getListener(LISTENER).getPort();
+    }
+
+    /** {@code http://host:port} for clients on this machine. */
+    public URI baseUri() {
+        String host = config.serverHost().equals("0.0.0.0") ? "127.0.0.1" : config.serverHost();
+        return URI.create("http://" + host + ":" + port());
+    }
+
+    /**
+     * Stops gracefully: refuses new publishes and subscriptions (503), lets each subscriber receive what
+     * its queue holds and ends its stream, finishes requests in flight, then closes everything, all within
+     * {@code server.shutdown-grace-seconds}.
+     *
+     * @return whether everything ended cleanly within the grace period
+     */
+    public boolean shutdown() {
+        if (closed.getAndIncrement() > 0) {
+            return true;
+        }
+        long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
+        boolean clean = false;
+        try {
+            hub.close();
+            clean = supervisor.shutdown(config.shutdownGrace())
+                    & front.awaitIdle(Math.max(0, deadline - System.nanoTime()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.error("graceful shutdown failed; stopping at once", e);
+        } finally {
+            // Each step on its own: one that fails must not leave the others' threads running.
+            stopQuietly("HTTP server", http::shutdownNow);
+            stopQuietly("supervisor", ticker::shutdownNow);
+            stopQuietly("workers", workers::shutdownNow);
+            stopQuietly("writers", writers::shutdownNow);
+        }
+        return clean;
+    }
+
+    private static void stopQuietly(String what, Runnable stop) {
+        try {
+            stop.run();
+        } catch (RuntimeException e) {
+            LOG.warn("stopping the {} failed: {}", what, e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        shutdown();
+    }
+
+    /** Grizzly and Jersey log through java.util.logging; send it to the same place as ours. */
+    private static synchronized void routeJulToSlf4j() {
+        if (!SLF4JBridgeHandler.isInstalled()) {
+            SLF4JBridgeHandler.removeHandlersForRootLogger();
+            SLF4JBridgeHandler.install();
+        }
+    }
+
+    private static Runnable guarded(Runnable task) {
+        return () -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.error("periodic task failed; it will run again", e);
+            }
+        };
+    }
+
+    private static ExecutorService fixedPool(int threads, String name) {
+        return new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                named(name));
+    }
+
+    private static ThreadFactory named(String prefix) {
+        AtomicInteger count = new AtomicInteger();
+        return runnable -> {
+            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
+            thread.setDaemon(false);
+            return thread;
+        };
+    }
+}

@@ -1,0 +1,151 @@
+package eu.arrowhead.eventhandler.config;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The server's configuration, typed and validated. Each component is one key of
+ * {@code config/eventhandler.properties}, where its meaning and default are documented.
+ */
+public record EventHandlerConfig(
+        String serverHost,
+        int serverPort,
+        int selectorThreads,
+        int workerThreads,
+        int workerQueue,
+        Duration idleTimeout,
+        Duration writeTimeout,
+        Duration shutdownGrace,
+        int maxHeaderBytes,
+        int maxPayloadBytes,
+        int maxRequestBytes,
+        int maxBatchEvents,
+        Duration timestampTolerance,
+        Duration heartbeat,
+        int subscriberQueueCapacity,
+        Duration subscriberWriteTimeout,
+        int subscriberSendBufferBytes,
+        int maxSubscribers,
+        int writerThreads,
+        int replayWindowEvents,
+        long replayWindowBytes,
+        int maxTopics,
+        Duration topicIdle,
+        Map<String, String> effective) {
+
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+    static EventHandlerConfig from(Map<String, String> raw) {
+        Values v = new Values(raw);
+        EventHandlerConfig config = new EventHandlerConfig(
+                v.host("server.host"),
+                v.integer("server.port", 0, 65_535),
+                v.threads("server.selector-threads"),
+                v.integer("server.worker-threads", 1, 10_000),
+                v.integer("server.worker-queue", 0, 1_000_000),
+                v.seconds("server.idle-timeout-seconds", 1),
+                v.seconds("server.write-timeout-seconds", 1),
+                v.seconds("server.shutdown-grace-seconds", 0),
+                v.integer("server.max-header-bytes", 1024, 1 << 20),
+                v.integer("publish.max-payload-bytes", 1, 64 << 20),
+                v.integer("publish.max-request-bytes", 1, 256 << 20),
+                v.integer("publish.max-batch-events", 1, 1_000_000),
+                v.seconds("publish.timestamp-tolerance-seconds", 1),
+                v.seconds("sse.heartbeat-seconds", 1),
+                v.integer("subscriber.queue-capacity", 1, 10_000_000),
+                v.seconds("subscriber.write-timeout-seconds", 1),
+                v.integer("subscriber.send-buffer-bytes", 1024, 1 << 30),
+                v.integer("subscriber.max-count", 1, 10_000_000),
+                v.threads("subscriber.writer-threads"),
+                v.integer("replay.window-events", 0, 10_000_000),
+                v.longInteger("replay.window-bytes", 0, Long.MAX_VALUE),
+                v.integer("topic.max-count", 1, 10_000_000),
+                v.seconds("topic.idle-seconds", 1),
+                Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
+        v.requireAllRead();
+        return config;
+    }
+
+    /** The effective configuration as {@code key=value} lines, values of secret keys masked, for the log. */
+    public String describe() {
+        StringBuilder out = new StringBuilder();
+        effective.forEach((key, value) -> {
+            String lower = key.toLowerCase(Locale.ROOT);
+            boolean secret = lower.contains("password") || lower.contains("secret");
+            out.append("\n  ").append(key).append('=').append(secret && !value.isEmpty() ? "****" : value);
+        });
+        return out.toString();
+    }
+
+    /** Reads typed values out of the raw map; every failure names the key and the value. */
+    private static final class Values {
+        private final Map<String, String> raw;
+        private final Set<String> read = new HashSet<>();
+
+        Values(Map<String, String> raw) {
+            this.raw = raw;
+        }
+
+        private String text(String key) {
+            read.add(key);
+            String value = raw.get(key);
+            if (value == null) {
+                throw new IllegalStateException("no default for " + key + " in eventhandler.properties");
+            }
+            return value;
+        }
+
+        String host(String key) {
+            String value = text(key);
+            if (value.isEmpty() || value.chars().anyMatch(Character::isWhitespace)) {
+                throw invalid(key, value, "a host name or IP address");
+            }
+            return value;
+        }
+
+        long longInteger(String key, long min, long max) {
+            String value = text(key);
+            long parsed;
+            try {
+                parsed = Long.parseLong(value);
+            } catch (NumberFormatException e) {
+                throw invalid(key, value, "a whole number from " + min + " to " + max);
+            }
+            if (parsed < min || parsed > max) {
+                throw invalid(key, value, "a whole number from " + min + " to " + max);
+            }
+            return parsed;
+        }
+
+        int integer(String key, int min, int max) {
+            return (int) longInteger(key, min, max);
+        }
+
+        int threads(String key) {
+            int value = integer(key, 0, 10_000);
+            return value == 0 ? CORES : value;
+        }
+
+        Duration seconds(String key, int min) {
+            return Duration.ofSeconds(longInteger(key, min, 31_536_000));
+        }
+
+        void requireAllRead() {
+            Set<String> unread = new HashSet<>(raw.keySet());
+            unread.removeAll(read);
+            if (!unread.isEmpty()) {
+                throw new IllegalStateException("keys documented but not used: " + unread);
+            }
+        }
+
+        private static ConfigException invalid(String key, String value, String expected) {
+            return new ConfigException("configuration key '" + key + "' has the value '" + value
+                    + "'; it must be " + expected);
+        }
+    }
+}

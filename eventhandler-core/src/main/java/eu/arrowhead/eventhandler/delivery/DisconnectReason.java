@@ -1,0 +1,20 @@
+package eu.arrowhead.eventhandler.delivery;
+
+/** Why an SSE stream ended; a label of the {@code eventhandler_subscriber_disconnects_total} metric. */
+public enum DisconnectReason {
+    /** The client closed the connection. */
+    CLIENT_CLOSED,
+    /** The subscriber's queue overflowed: it reads slower than events arrive. */
+    SLOW,
+    /** The subscriber's socket accepted nothing for {@code subscriber.write-timeout-seconds}. */
+    WRITE_TIMEOUT,
+    /** Writing to the socket failed. */
+    WRITE_FAILED,
+    /** The server shut down. */
+    SHUTDOWN;
+
+    /** The metric label: the name in lower case. */
+    public String label() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}

@@ -1,0 +1,191 @@
+package eu.arrowhead.eventhandler.delivery;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.http.ErrorResponses;
+import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import eu.arrowhead.eventhandler.topic.Replay;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.io.IOException;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import org.glassfish.grizzly.http.Method;
+import org.glassfish.grizzly.http.server.HttpHandler;
+import org.glassfish.grizzly.http.server.Request;
+import org.glassfish.grizzly.http.server.RequestExecutorProvider;
+import org.glassfish.grizzly.http.server.Response;
+
+/**
+ * {@code GET /eventhandler/events}: opens an SSE stream of one or more event types, optionally filtered by
+ * source and metadata, optionally resuming after an id.
+ *
+ * <p>A plain Grizzly handler rather than a JAX-RS resource, because the stream is written by our own
+ * non-blocking writers ({@link SubscriberQueue}), not by a thread per subscriber. It runs on the selector
+ * thread that parsed the request (it only validates and registers): that keeps Grizzly reading the
+ * connection, so a client that goes away is noticed at once.
+ */
+public final class EventStreamHandler extends HttpHandler {
+    public static final String PATH = "/eventhandler/events";
+    private static final PublishedEvent OPENING = PublishedEvent.control(":ok\n\n");
+    private static final String META_PREFIX = "meta.";
+
+    private final Hub hub;
+    private final StreamSupervisor supervisor;
+    private final Executor writers;
+    private final int queueCapacity;
+    private final int sendBufferBytes;
+    private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
+
+    public EventStreamHandler(Hub hub, StreamSupervisor supervisor, Executor writers, int queueCapacity,
+                              int sendBufferBytes) {
+        this.hub = hub;
+        this.supervisor = supervisor;
+        this.writers = writers;
+        this.queueCapacity = queueCapacity;
+        this.sendBufferBytes = sendBufferBytes;
+    }
+
+    @Override
+    public RequestExecutorProvider getRequestExecutorProvider() {
+        return sameThread;
+    }
+
+    @Override
+    public void service(Request request, Response response) throws IOException {
+        try {
+            open(request, response);
+        } catch (RequestException e) {
+            ErrorResponses.write(response, e.status(), e.exceptionType(), e.getMessage(), PATH, null);
+        } catch (HubUnavailableException e) {
+            ErrorResponses.write(response, 503, "UNAVAILABLE", e.getMessage(), PATH, 1);
+        }
+    }
+
+    private void open(Request request, Response response) {
+        if (request.getMethod() != Method.GET) {
+            response.setHeader("Allow", "GET");
+            throw new RequestException(405, "INVALID_PARAMETER", "use GET to subscribe to events");
+        }
+        Set<String> topicKeys = topicKeys(request.getParameterValues("eventType"));
+        SubscriberFilter filter = new SubscriberFilter(sources(request.getParameterValues("source")),
+                metaData(request));
+        OptionalLong afterId = lastEventId(request);
+
+        if (!supervisor.reserve()) {
+            throw new HubUnavailableException("the Event Handler already serves its maximum of "
+                    + supervisor.maxStreams() + " subscribers (subscriber.max-count)");
+        }
+        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, queueCapacity, sendBufferBytes, writers,
+                supervisor::closed);
+        Replay replay;
+        try {
+            replay = hub.subscribe(topicKeys, subscriber, afterId);
+        } catch (RuntimeException e) {
+            supervisor.release();
+            throw e;
+        }
+        response.setStatus(200);
+        response.setContentType("text/event-stream");
+        response.setCharacterEncoding("UTF-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Accel-Buffering", "no");
+        response.suspend();
+        supervisor.opened(subscriber);
+        subscriber.start(OPENING, gapNotice(replay.gap()), replay);
+    }
+
+    private static Set<String> topicKeys(String[] eventTypes) {
+        if (eventTypes == null || eventTypes.length == 0) {
+            throw RequestException.invalidParameter("at least one eventType query parameter is required,"
+                    + " as in /eventhandler/events?eventType=temperature");
+        }
+        Set<String> keys = new LinkedHashSet<>();
+        for (String eventType : eventTypes) {
+            String problem = EventValidator.eventTypeProblem(eventType);
+            if (problem != null) {
+                throw RequestException.invalidParameter(problem);
+            }
+            keys.add(eventType.toLowerCase(Locale.ROOT));
+        }
+        return keys;
+    }
+
+    private static Set<String> sources(String[] sources) {
+        Set<String> keys = new LinkedHashSet<>();
+        if (sources != null) {
+            for (String source : sources) {
+                if (source.isBlank()) {
+                    throw RequestException.invalidParameter("source may not be empty");
+                }
+                keys.add(source.toLowerCase(Locale.ROOT));
+            }
+        }
+        return keys;
+    }
+
+    private static Map<String, String> metaData(Request request) {
+        Map<String, String> wanted = new HashMap<>();
+        for (String name : request.getParameterNames()) {
+            if (name.startsWith(META_PREFIX)) {
+                String key = name.substring(META_PREFIX.length());
+                String[] values = request.getParameterValues(name);
+                if (key.isEmpty()) {
+                    throw RequestException.invalidParameter("a metadata filter needs a key, as in meta.unit=celsius");
+                }
+                if (values.length > 1) {
+                    throw RequestException.invalidParameter("metadata filter " + name + " is given "
+                            + values.length + " times; an event has one value per key");
+                }
+                wanted.put(key, values[0].toLowerCase(Locale.ROOT));
+            } else if (!name.equals("eventType") && !name.equals("source") && !name.equals("lastEventId")) {
+                throw RequestException.invalidParameter("unknown query parameter '" + name
+                        + "'; known: eventType, source, meta.KEY, lastEventId");
+            }
+        }
+        return wanted;
+    }
+
+    /**
+     * The header wins over the parameter: a browser's EventSource reconnects to the same URL (with the
+     * first {@code lastEventId}) and sends the latest id in the header.
+     */
+    private static OptionalLong lastEventId(Request request) {
+        String header = request.getHeader("Last-Event-ID");
+        String value = header != null && !header.isBlank() ? header.trim() : request.getParameter("lastEventId");
+        if (value == null) {
+            return OptionalLong.empty();
+        }
+        try {
+            long id = Long.parseLong(value);
+            if (id >= 0) {
+                return OptionalLong.of(id);
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw RequestException.invalidParameter("Last-Event-ID / lastEventId must be an event id"
+                + " (a whole number of 0 or more), not '" + value + "'");
+    }
+
+    private static PublishedEvent gapNotice(ReplayGap gap) {
+        if (gap == null) {
+            return null;
+        }
+        try {
+            return PublishedEvent.control("event: " + ReplayGap.EVENT_TYPE + "\ndata: "
+                    + JsonMapper.get().writeValueAsString(gap) + "\n\n");
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

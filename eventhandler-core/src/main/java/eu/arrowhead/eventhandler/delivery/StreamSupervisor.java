@@ -1,0 +1,134 @@
+package eu.arrowhead.eventhandler.delivery;
+
+import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.ObjIntConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the open SSE streams in check: admits at most {@code subscriber.max-count}, sends heartbeats to
+ * idle streams, cuts off streams whose socket stopped accepting bytes, and at shutdown lets every stream
+ * write what it holds before ending it. One scheduled tick does all of it, whatever the number of streams.
+ */
+public final class StreamSupervisor {
+    private static final Logger LOG = LoggerFactory.getLogger(StreamSupervisor.class);
+    static final PublishedEvent HEARTBEAT = PublishedEvent.control(":\n\n");
+
+    private final Hub hub;
+    private final int maxStreams;
+    private final long heartbeatNanos;
+    private final long writeTimeoutNanos;
+    private final ObjIntConsumer<DisconnectReason> disconnects;
+    private final Set<SubscriberQueue> streams = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger reserved = new AtomicInteger();
+
+    /**
+     * @param disconnects told of every ended stream with its reason and the events it dropped
+     */
+    public StreamSupervisor(Hub hub, int maxStreams, Duration heartbeat, Duration writeTimeout,
+                            ObjIntConsumer<DisconnectReason> disconnects) {
+        this.hub = hub;
+        this.maxStreams = maxStreams;
+        this.heartbeatNanos = heartbeat.toNanos();
+        this.writeTimeoutNanos = writeTimeout.toNanos();
+        this.disconnects = disconnects;
+    }
+
+    /** Takes one of the {@code subscriber.max-count} places, or returns false if none is left. */
+    boolean reserve() {
+        if (reserved.incrementAndGet() > maxStreams) {
+            reserved.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** Gives back a place reserved for a stream that never opened. */
+    void release() {
+        reserved.decrementAndGet();
+    }
+
+    int maxStreams() {
+        return maxStreams;
+    }
+
+    void opened(SubscriberQueue stream) {
+        streams.add(stream);
+    }
+
+    /** The {@link SubscriberQueue.ClosedListener} of every stream. */
+    void closed(SubscriberQueue stream, DisconnectReason reason, int dropped) {
+        hub.unsubscribe(stream.topicKeys(), stream);
+        if (streams.remove(stream)) {
+            reserved.decrementAndGet();
+            if (streams.isEmpty()) {
+                synchronized (this) {
+                    notifyAll();
+                }
+            }
+        }
+        disconnects.accept(reason, dropped);
+        if (LOG.isDebugEnabled()) {
+            LOG.debug("stream of {} closed: {}, {} events dropped", stream.topicKeys(), reason.label(), dropped);
+        }
+    }
+
+    /** Heartbeats and write timeouts; called every second. */
+    public void tick() {
+        long now = System.nanoTime();
+        for (SubscriberQueue stream : streams) {
+            if (stream.blockedLongerThan(now, writeTimeoutNanos)) {
+                stream.close(DisconnectReason.WRITE_TIMEOUT);
+            } else {
+                stream.heartbeatIfIdle(HEARTBEAT, now, heartbeatNanos);
+            }
+        }
+    }
+
+    /** Open streams now. */
+    public int openStreams() {
+        return streams.size();
+    }
+
+    /** Events waiting in all subscriber queues, and the longest queue. */
+    public long[] queueDepths() {
+        long total = 0;
+        long max = 0;
+        for (SubscriberQueue stream : streams) {
+            int depth = stream.queued();
+            total += depth;
+            max = Math.max(max, depth);
+        }
+        return new long[] {total, max};
+    }
+
+    /**
+     * Lets every stream write what it holds and end cleanly, then cuts off whatever is left at the
+     * deadline. The hub must be closed first, so that nothing new arrives.
+     *
+     * @return whether every stream ended cleanly in time
+     */
+    public boolean shutdown(Duration grace) throws InterruptedException {
+        long deadline = System.nanoTime() + grace.toNanos();
+        streams.forEach(SubscriberQueue::finish);
+        synchronized (this) {
+            long left;
+            while (!streams.isEmpty() && (left = deadline - System.nanoTime()) > 0) {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+            }
+        }
+        boolean clean = streams.isEmpty();
+        if (!clean) {
+            LOG.warn("{} streams still had events to write after {} s; cutting them off", streams.size(),
+                    TimeUnit.NANOSECONDS.toSeconds(grace.toNanos()));
+            streams.forEach(stream -> stream.close(DisconnectReason.SHUTDOWN));
+        }
+        return clean;
+    }
+}

@@ -1,0 +1,257 @@
+package eu.arrowhead.eventhandler.delivery;
+
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import eu.arrowhead.eventhandler.topic.Replay;
+import eu.arrowhead.eventhandler.topic.Subscriber;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.glassfish.grizzly.CloseListener;
+import org.glassfish.grizzly.Closeable;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.ICloseType;
+import org.glassfish.grizzly.WriteHandler;
+import org.glassfish.grizzly.http.io.OutputBuffer;
+import org.glassfish.grizzly.http.server.Response;
+import org.glassfish.grizzly.memory.Buffers;
+import org.glassfish.grizzly.memory.MemoryManager;
+
+/**
+ * One SSE subscriber: a bounded queue of events and the non-blocking writer that empties it into the
+ * subscriber's socket.
+ *
+ * <p>Why it looks like this:
+ * <ul>
+ * <li>{@link #offer} runs under the hub's lock for every matching event, so it only enqueues a reference
+ *     to the shared frame and, at most once per burst, schedules a drain on the writer pool.</li>
+ * <li>A drain writes only while Grizzly says the socket can take more ({@code canWrite} before every
+ *     write makes the write non-blocking); otherwise it parks a write handler and frees the thread. A
+ *     stalled client therefore costs no thread, only its bounded queue.</li>
+ * <li>A full queue means the subscriber has fallen behind: it is cut off at once, and resumes with
+ *     {@code Last-Event-ID}, instead of slowing the topic or growing the heap.</li>
+ * <li>Grizzly recycles a {@link Response} when its connection closes, so every use of the response happens
+ *     under this object's monitor after checking {@code closed}, and closing takes the same monitor.</li>
+ * </ul>
+ */
+public final class SubscriberQueue implements Subscriber {
+    /** Frames written per drain before the writer thread moves on to other subscribers. */
+    private static final int MAX_FRAMES_PER_DRAIN = 256;
+
+    /** Told once when the stream has ended, whatever the reason. */
+    public interface ClosedListener {
+        void closed(SubscriberQueue subscriber, DisconnectReason reason, int droppedEvents);
+    }
+
+    private final Set<String> topicKeys;
+    private final SubscriberFilter filter;
+    private final Response response;
+    private final Connection<?> connection;
+    private final MemoryManager<?> memory;
+    private final ArrayBlockingQueue<PublishedEvent> queue;
+    private final Executor writers;
+    private final ClosedListener closedListener;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final AtomicBoolean closeRequested = new AtomicBoolean();
+    private final CloseListener<Closeable, ICloseType> connectionClosed = (closeable, type) -> close(DisconnectReason.CLIENT_CLOSED);
+    private final WriteHandler writePossible = new WriteHandler() {
+        @Override
+        public void onWritePossible() {
+            writers.execute(SubscriberQueue.this::drain);
+        }
+
+        @Override
+        public void onError(Throwable t) {
+            close(DisconnectReason.WRITE_FAILED);
+        }
+    };
+
+    /** Frames sent before the queue: the opening comment, a gap notice, the replay. Writer thread only. */
+    private List<PublishedEvent> preamble = List.of();
+    private int preambleNext;
+    private volatile boolean started;
+    private volatile boolean finishing;
+    private boolean closed;
+    private volatile long blockedSinceNanos;
+    private volatile long lastWriteNanos = System.nanoTime();
+
+    SubscriberQueue(Set<String> topicKeys, SubscriberFilter filter, Response response, int capacity,
+                    int sendBufferBytes, Executor writers, ClosedListener closedListener) {
+        this.topicKeys = Set.copyOf(topicKeys);
+        this.filter = filter;
+        this.response = response;
+        this.connection = response.getRequest().getContext().getConnection();
+        this.memory = connection.getMemoryManager();
+        // Grizzly's own default is 4 x the socket's send buffer (megabytes on loopback) per connection.
+        connection.setMaxAsyncWriteQueueSize(sendBufferBytes);
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.writers = writers;
+        this.closedListener = closedListener;
+    }
+
+    Set<String> topicKeys() {
+        return topicKeys;
+    }
+
+    @Override
+    public SubscriberFilter filter() {
+        return filter;
+    }
+
+    @Override
+    public void offer(PublishedEvent event) {
+        if (closeRequested.get()) {
+            return;
+        }
+        if (!queue.offer(event)) {
+            event.dropped();
+            // Not closed inline: we are inside the hub's broadcast loop, which closing would modify.
+            closeLater(DisconnectReason.SLOW);
+            return;
+        }
+        schedule();
+    }
+
+    /**
+     * Starts writing: the opening frames first, then the replay, then what {@link #offer} has queued
+     * since the subscriber was registered.
+     */
+    void start(PublishedEvent opening, PublishedEvent gapNotice, Replay replay) {
+        List<PublishedEvent> frames = new ArrayList<>(replay.events().size() + 2);
+        frames.add(opening);
+        if (gapNotice != null) {
+            frames.add(gapNotice);
+        }
+        frames.addAll(replay.events());
+        preamble = frames;
+        connection.addCloseListener(connectionClosed);
+        started = true;
+        schedule();
+    }
+
+    /** Queues a heartbeat comment if nothing has been written for {@code idleNanos}. */
+    void heartbeatIfIdle(PublishedEvent heartbeat, long nowNanos, long idleNanos) {
+        if (nowNanos - lastWriteNanos >= idleNanos && queue.isEmpty()) {
+            offer(heartbeat);
+        }
+    }
+
+    /** Whether the socket has accepted nothing for longer than {@code timeoutNanos}. */
+    boolean blockedLongerThan(long nowNanos, long timeoutNanos) {
+        long since = blockedSinceNanos;
+        return since != 0 && nowNanos - since > timeoutNanos;
+    }
+
+    int queued() {
+        return queue.size();
+    }
+
+    /** Writes what is queued, then ends the response cleanly; used at shutdown. */
+    void finish() {
+        finishing = true;
+        schedule();
+    }
+
+    private void schedule() {
+        if (started && scheduled.compareAndSet(false, true)) {
+            writers.execute(this::drain);
+        }
+    }
+
+    private void drain() {
+        boolean more;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            try {
+                OutputBuffer out = response.getOutputBuffer();
+                int written = 0;
+                PublishedEvent next = null;
+                while (written < MAX_FRAMES_PER_DRAIN && out.canWrite() && (next = poll()) != null) {
+                    out.writeBuffer(Buffers.wrap(memory, next.frame()));
+                    next.delivered();
+                    written++;
+                }
+                if (written > 0) {
+                    out.flush();
+                    lastWriteNanos = System.nanoTime();
+                }
+                more = hasNext();
+                if (more && !out.canWrite()) {
+                    blockedSinceNanos = System.nanoTime();
+                    out.notifyCanWrite(writePossible);
+                    return;
+                }
+                blockedSinceNanos = 0;
+                if (!more && finishing) {
+                    endCleanly();
+                    return;
+                }
+            } catch (IOException | RuntimeException e) {
+                closeLater(DisconnectReason.WRITE_FAILED);
+                return;
+            }
+        }
+        if (more) {
+            writers.execute(this::drain);
+            return;
+        }
+        scheduled.set(false);
+        // An offer or finish() between our last look and the line above saw 'scheduled' still set and
+        // left the work to us: look again.
+        if (hasNext() || finishing) {
+            schedule();
+        }
+    }
+
+    private PublishedEvent poll() {
+        if (preambleNext < preamble.size()) {
+            return preamble.get(preambleNext++);
+        }
+        return queue.poll();
+    }
+
+    private boolean hasNext() {
+        return preambleNext < preamble.size() || !queue.isEmpty();
+    }
+
+    /** Called under the monitor with nothing left to write. */
+    private void endCleanly() {
+        closed = true;
+        connection.removeCloseListener(connectionClosed);
+        response.resume();
+        closedListener.closed(this, DisconnectReason.SHUTDOWN, 0);
+    }
+
+    private void closeLater(DisconnectReason reason) {
+        if (closeRequested.compareAndSet(false, true)) {
+            writers.execute(() -> close(reason));
+        }
+    }
+
+    /** Ends the stream at once: the connection is cut and whatever was queued is counted as dropped. */
+    void close(DisconnectReason reason) {
+        closeRequested.set(true);
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (reason != DisconnectReason.CLIENT_CLOSED) {
+                // terminate, not close: a graceful close would wait for a stalled client to read.
+                connection.terminateSilently();
+            }
+        }
+        int dropped = 0;
+        for (PublishedEvent event; (event = queue.poll()) != null; ) {
+            event.dropped();
+            dropped++;
+        }
+        closedListener.closed(this, reason, dropped);
+    }
+}

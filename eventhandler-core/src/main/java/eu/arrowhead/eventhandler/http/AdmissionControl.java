@@ -1,0 +1,103 @@
+package eu.arrowhead.eventhandler.http;
+
+import java.util.concurrent.Executor;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.glassfish.grizzly.http.server.HttpHandler;
+import org.glassfish.grizzly.http.server.Request;
+import org.glassfish.grizzly.http.server.RequestExecutorProvider;
+import org.glassfish.grizzly.http.server.Response;
+
+/**
+ * The front door: sends SSE subscriptions to their handler and every other request to Jersey on the
+ * bounded worker pool.
+ *
+ * <p>Grizzly's own dispatch has no answer for a full pool (the rejection becomes a 500). Here a request
+ * takes a permit (worker threads + queue places) before it is queued; without one it is answered
+ * {@code 503} with {@code Retry-After} on the selector thread, which costs microseconds and keeps memory
+ * bounded under any load.
+ */
+public final class AdmissionControl extends HttpHandler {
+    private static final String ADMITTED = AdmissionControl.class.getName() + ".admitted";
+
+    private final HttpHandler streams;
+    private final String streamsPath;
+    private final HttpHandler jersey;
+    private final Executor workers;
+    private final int capacity;
+    private final Semaphore permits;
+    private final RequestExecutorProvider dispatch = new RequestExecutorProvider() {
+        @Override
+        public Executor getExecutor(Request request) {
+            if (isStream(request) || !permits.tryAcquire()) {
+                return null;
+            }
+            request.setAttribute(ADMITTED, Boolean.TRUE);
+            return workers;
+        }
+    };
+
+    /**
+     * @param permits the number of requests that may be running or waiting for a worker at once
+     */
+    public AdmissionControl(HttpHandler streams, String streamsPath, HttpHandler jersey, Executor workers,
+                            int permits) {
+        this.streams = streams;
+        this.streamsPath = streamsPath;
+        this.jersey = jersey;
+        this.workers = workers;
+        this.capacity = permits;
+        this.permits = new Semaphore(permits);
+    }
+
+    /**
+     * Waits until no admitted request is running or queued, for at most {@code timeoutNanos}.
+     *
+     * @return whether the server went idle in time
+     */
+    public boolean awaitIdle(long timeoutNanos) throws InterruptedException {
+        if (!permits.tryAcquire(capacity, timeoutNanos, TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        permits.release(capacity);
+        return true;
+    }
+
+    @Override
+    public RequestExecutorProvider getRequestExecutorProvider() {
+        return dispatch;
+    }
+
+    @Override
+    public void service(Request request, Response response) throws Exception {
+        if (isStream(request)) {
+            streams.service(request, response);
+        } else if (request.getAttribute(ADMITTED) != null) {
+            try {
+                jersey.service(request, response);
+            } finally {
+                permits.release();
+            }
+        } else {
+            ErrorResponses.write(response, 503, "UNAVAILABLE",
+                    "the Event Handler is overloaded: every worker is busy and the queue"
+                            + " (server.worker-queue) is full; retry later", request.getRequestURI(), 1);
+        }
+    }
+
+    private boolean isStream(Request request) {
+        return streamsPath.equals(request.getRequestURI());
+    }
+
+    @Override
+    public void start() {
+        jersey.start();
+        streams.start();
+    }
+
+    @Override
+    public void destroy() {
+        jersey.destroy();
+        streams.destroy();
+    }
+}

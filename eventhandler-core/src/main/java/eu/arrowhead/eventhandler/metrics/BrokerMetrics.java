@@ -1,0 +1,127 @@
+package eu.arrowhead.eventhandler.metrics;
+
+import eu.arrowhead.eventhandler.api.TopicStats;
+import eu.arrowhead.eventhandler.delivery.DisconnectReason;
+import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.topic.Hub;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
+import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.CounterSnapshot;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.Labels;
+import io.prometheus.metrics.model.snapshots.MetricSnapshots;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.ToLongFunction;
+
+/**
+ * The server's Prometheus metrics.
+ *
+ * <p>Per-topic numbers are not Prometheus counters updated on the hot path: the topics count for
+ * themselves (they need the numbers for {@code mgmt/topics} anyway) and a collector reads them at scrape
+ * time. That costs nothing per event and leaves no stale series behind when a topic is removed.
+ */
+public final class BrokerMetrics {
+    private final PrometheusRegistry registry = new PrometheusRegistry();
+    private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
+    private final Map<DisconnectReason, CounterDataPoint> disconnects = new EnumMap<>(DisconnectReason.class);
+    private final Histogram publishSeconds;
+
+    public BrokerMetrics() {
+        JvmMetrics.builder().register(registry);
+        Counter disconnectCounter = Counter.builder()
+                .name("eventhandler_subscriber_disconnects")
+                .help("SSE streams ended, by reason")
+                .labelNames("reason")
+                .register(registry);
+        for (DisconnectReason reason : DisconnectReason.values()) {
+            disconnects.put(reason, disconnectCounter.labelValues(reason.label()));
+        }
+        publishSeconds = Histogram.builder()
+                .name("eventhandler_publish_handling_seconds")
+                .help("Time to handle an accepted publish request, from its body to its id")
+                .classicOnly()
+                .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1)
+                .register(registry);
+    }
+
+    /** Adds the gauges and counters read from the hub and the open streams at each scrape. */
+    public void observe(Hub hub, StreamSupervisor streams) {
+        registry.register(() -> {
+            List<TopicStats> topics = hub.stats();
+            long[] depths = streams.queueDepths();
+            return MetricSnapshots.of(
+                    perTopic("eventhandler_events_published", "Events published, per topic", topics,
+                            TopicStats::published),
+                    perTopic("eventhandler_events_delivered", "Event deliveries written to SSE subscribers,"
+                            + " per topic", topics, TopicStats::delivered),
+                    perTopic("eventhandler_events_dropped", "Event deliveries abandoned because a subscriber"
+                            + " fell behind or went away, per topic", topics, TopicStats::dropped),
+                    topicSubscribers(topics),
+                    gauge("eventhandler_subscribers", "Open SSE streams", streams.openStreams()),
+                    gauge("eventhandler_subscriber_queued_events", "Events waiting in all subscriber queues",
+                            depths[0]),
+                    gauge("eventhandler_subscriber_queue_depth_max", "Events waiting in the longest"
+                            + " subscriber queue", depths[1]),
+                    gauge("eventhandler_topics", "Topics held", topics.size()),
+                    gauge("eventhandler_last_event_id", "Id of the last published event", hub.lastId()));
+        });
+    }
+
+    /** Counts an ended SSE stream. */
+    public void disconnected(DisconnectReason reason, int droppedEvents) {
+        disconnects.get(reason).inc();
+    }
+
+    /** Records the handling time of an accepted publish. */
+    public void publishHandled(long nanos) {
+        publishSeconds.observe(nanos / 1e9);
+    }
+
+    /** The content type of {@link #write}. */
+    public String contentType() {
+        return writer.getContentType();
+    }
+
+    /** Writes every metric in the Prometheus text format. */
+    public void write(OutputStream out) throws IOException {
+        writer.write(out, registry.scrape());
+    }
+
+    private static CounterSnapshot perTopic(String name, String help, List<TopicStats> topics,
+                                            ToLongFunction<TopicStats> value) {
+        CounterSnapshot.Builder builder = CounterSnapshot.builder().name(name).help(help);
+        for (TopicStats topic : topics) {
+            builder.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                    .labels(Labels.of("topic", topic.eventType()))
+                    .value(value.applyAsLong(topic))
+                    .build());
+        }
+        return builder.build();
+    }
+
+    private static GaugeSnapshot topicSubscribers(List<TopicStats> topics) {
+        GaugeSnapshot.Builder builder = GaugeSnapshot.builder()
+                .name("eventhandler_topic_subscribers").help("Open SSE streams, per topic");
+        for (TopicStats topic : topics) {
+            builder.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
+                    .labels(Labels.of("topic", topic.eventType()))
+                    .value(topic.subscribers())
+                    .build());
+        }
+        return builder.build();
+    }
+
+    private static GaugeSnapshot gauge(String name, String help, double value) {
+        return GaugeSnapshot.builder().name(name).help(help)
+                .dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder().value(value).build())
+                .build();
+    }
+}

@@ -1,0 +1,91 @@
+package eu.arrowhead.eventhandler.topic;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * An event with its id, encoded once as a complete Server-Sent Events frame. The same immutable frame
+ * is written to every subscriber, so fan-out costs no serialization and no copy per subscriber.
+ * Comment frames (heartbeats) are instances too, with no topic, so that one queue carries both.
+ */
+public final class PublishedEvent {
+    private static final byte[] ID = "id: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DATA_ID = "\ndata: {\"id\":".getBytes(StandardCharsets.US_ASCII);
+
+    private final long id;
+    private final TopicBroadcaster topic;
+    private final String sourceKey;
+    private final Map<String, String> metaData;
+    private final byte[] frame;
+
+    private PublishedEvent(long id, TopicBroadcaster topic, String sourceKey, Map<String, String> metaData,
+                           byte[] frame) {
+        this.id = id;
+        this.topic = topic;
+        this.sourceKey = sourceKey;
+        this.metaData = metaData;
+        this.frame = frame;
+    }
+
+    static PublishedEvent encode(long id, IncomingEvent event, TopicBroadcaster topic) {
+        byte[] idText = Long.toString(id).getBytes(StandardCharsets.US_ASCII);
+        byte[] type = event.eventType().getBytes(StandardCharsets.US_ASCII);
+        byte[] fields = event.jsonFields();
+        byte[] frame = new byte[ID.length + idText.length + EVENT.length + type.length + DATA_ID.length
+                + idText.length + 1 + fields.length + 2];
+        int at = put(frame, 0, ID);
+        at = put(frame, at, idText);
+        at = put(frame, at, EVENT);
+        at = put(frame, at, type);
+        at = put(frame, at, DATA_ID);
+        at = put(frame, at, idText);
+        frame[at++] = ',';
+        at = put(frame, at, fields);
+        frame[at++] = '\n';
+        frame[at] = '\n';
+        return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), frame);
+    }
+
+    /** A frame that carries no event: an SSE comment or a notice, counted to no topic. */
+    public static PublishedEvent control(String frameText) {
+        return new PublishedEvent(0, null, null, Map.of(), frameText.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static int put(byte[] into, int at, byte[] bytes) {
+        System.arraycopy(bytes, 0, into, at, bytes.length);
+        return at + bytes.length;
+    }
+
+    /** The event's id; 0 for a control frame. */
+    public long id() {
+        return id;
+    }
+
+    String sourceKey() {
+        return sourceKey;
+    }
+
+    Map<String, String> metaData() {
+        return metaData;
+    }
+
+    /** The complete SSE frame, ending with its blank line. Shared: never modify it. */
+    public byte[] frame() {
+        return frame;
+    }
+
+    /** Counts this event as written to one subscriber. */
+    public void delivered() {
+        if (topic != null) {
+            topic.countDelivered();
+        }
+    }
+
+    /** Counts this event as abandoned for one subscriber. */
+    public void dropped() {
+        if (topic != null) {
+            topic.countDropped();
+        }
+    }
+}

@@ -1,0 +1,14 @@
+package eu.arrowhead.eventhandler.topic;
+
+/** A receiver of a topic's events, registered with the {@link Hub}. */
+public interface Subscriber {
+
+    /** Which of its topics' events this subscriber wants. */
+    SubscriberFilter filter();
+
+    /**
+     * Hands over an event that passed the filter. Called with the hub's lock held, in id order: it must
+     * never block, and a subscriber that cannot keep up must drop itself rather than hold back the caller.
+     */
+    void offer(PublishedEvent event);
+}
