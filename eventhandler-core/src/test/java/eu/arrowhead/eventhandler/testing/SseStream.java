@@ -33,6 +33,7 @@ public final class SseStream implements AutoCloseable {
     private final BlockingQueue<Frame> frames = new LinkedBlockingQueue<>();
     private final Thread reader;
     private volatile boolean ended;
+    private volatile boolean endedCleanly;
 
     private SseStream(HttpResponse<InputStream> response) {
         this.response = response;
@@ -103,6 +104,7 @@ public final class SseStream implements AutoCloseable {
                     }
                 }
             }
+            endedCleanly = true;
         } catch (IOException e) {
             // the stream was cut: reported as its end
         } finally {
@@ -166,6 +168,11 @@ public final class SseStream implements AutoCloseable {
     /** Whether the stream has ended. */
     public boolean ended() {
         return ended;
+    }
+
+    /** Whether the server ended the stream properly (the end of a chunked body), not by cutting it off. */
+    public boolean endedCleanly() {
+        return endedCleanly;
     }
 
     @Override

@@ -1,0 +1,104 @@
+package eu.arrowhead.eventhandler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.RawSubscriber;
+import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.SseStream;
+import eu.arrowhead.eventhandler.testing.TestServer;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ShutdownAndOverloadTest {
+
+    @Test
+    void shutdownDeliversWhatIsQueuedThenEndsStreamsCleanly() throws Exception {
+        TestServer server = TestServer.start("subscriber.queue-capacity", "10000", "server.shutdown-grace-seconds", "10");
+        try (SseStream stream = server.subscribe("?eventType=closing")) {
+            long last = 0;
+            for (int i = 0; i < 2_000; i++) {
+                last = server.publish("closing", Integer.toString(i));
+            }
+            assertTrue(server.server().shutdown(), "clean shutdown");
+            assertEquals(2_000, stream.events(2_000, Duration.ofSeconds(10)).size());
+            stream.awaitEnd(Duration.ofSeconds(10));
+            assertTrue(stream.endedCleanly(), "the stream ended with the chunked terminator, not a reset");
+            assertTrue(last > 0);
+        } finally {
+            server.close();
+        }
+    }
+
+    @Test
+    void aFullWorkerQueueAnswers503WithRetryAfter() throws Exception {
+        try (TestServer server = TestServer.start("server.worker-threads", "1", "server.worker-queue", "0")) {
+            try (Socket slow = new Socket("127.0.0.1", server.port())) {
+                OutputStream out = slow.getOutputStream();
+                String body = "{\"eventType\":\"a\",\"payload\":\"b\"}";
+                int half = body.length() / 2;
+                // Headers and half a body: the only worker waits for the rest.
+                out.write(("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, half))
+                        .getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                Reply refused = awaitRefusal(server);
+                assertEquals("1", refused.header("Retry-After"));
+                assertTrue(refused.body().contains("\"errorCode\":503"), refused.body());
+                assertTrue(refused.body().contains("server.worker-queue"), refused.body());
+
+                out.write(body.substring(half).getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                slow.setSoTimeout(10_000);
+                InputStream in = slow.getInputStream();
+                byte[] answer = new byte[12];
+                assertEquals(12, in.readNBytes(answer, 0, 12));
+                assertEquals("HTTP/1.1 200", new String(answer, StandardCharsets.US_ASCII));
+            }
+            // The answer reaches the client a moment before its worker is handed back.
+            Await.until("served again once the worker is free", Duration.ofSeconds(10),
+                    () -> server.get("/eventhandler/echo").statusCode() == 200);
+        }
+    }
+
+    @Test
+    void subscriberLimitAnswers503() throws Exception {
+        try (TestServer server = TestServer.start("subscriber.max-count", "1");
+             RawSubscriber first = RawSubscriber.open(server.port(), "?eventType=a", 0)) {
+            first.awaitText(":ok", 5_000);
+            Reply refused = server.get("/eventhandler/events?eventType=a");
+            assertEquals(503, refused.statusCode());
+            assertTrue(refused.body().contains("subscriber.max-count"), refused.body());
+        }
+    }
+
+    @Test
+    void topicLimitAnswers503() throws Exception {
+        try (TestServer server = TestServer.start("topic.max-count", "2")) {
+            server.publish("one", "x");
+            server.publish("two", "x");
+            Reply refused = server.post("/eventhandler/publish", "{\"eventType\":\"three\",\"payload\":\"x\"}");
+            assertEquals(503, refused.statusCode());
+            assertTrue(refused.body().contains("topic.max-count"), refused.body());
+            assertEquals(200, server.post("/eventhandler/publish", "{\"eventType\":\"ONE\",\"payload\":\"x\"}").statusCode());
+        }
+    }
+
+    /** The worker is taken once the slow request has reached it; until then a request may still pass. */
+    private static Reply awaitRefusal(TestServer server) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (System.nanoTime() < deadline) {
+            Reply reply = server.get("/eventhandler/echo");
+            if (reply.statusCode() == 503) {
+                return reply;
+            }
+            assertEquals(200, reply.statusCode());
+        }
+        throw new AssertionError("never refused while the only worker was busy");
+    }
+}
