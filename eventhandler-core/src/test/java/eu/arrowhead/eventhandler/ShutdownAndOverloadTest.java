@@ -8,7 +8,6 @@ import eu.arrowhead.eventhandler.testing.RawSubscriber;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestServer;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -38,32 +37,54 @@ class ShutdownAndOverloadTest {
     @Test
     void aFullWorkerQueueAnswers503WithRetryAfter() throws Exception {
         try (TestServer server = TestServer.start("server.worker-threads", "1", "server.worker-queue", "0")) {
-            try (Socket slow = new Socket("127.0.0.1", server.port())) {
-                OutputStream out = slow.getOutputStream();
-                String body = "{\"eventType\":\"a\",\"payload\":\"b\"}";
-                int half = body.length() / 2;
-                // Headers and half a body: the only worker waits for the rest.
-                out.write(("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                        + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, half))
-                        .getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                Reply refused = awaitRefusal(server);
+            String body = "{\"eventType\":\"a\",\"payload\":\"b\"}";
+            int half = body.length() / 2;
+            Occupied occupied = occupyTheOnlyWorker(server, body, half);
+            try (Socket slow = occupied.socket()) {
+                Reply refused = occupied.refusal();
                 assertEquals("1", refused.header("Retry-After"));
                 assertTrue(refused.body().contains("\"errorCode\":503"), refused.body());
                 assertTrue(refused.body().contains("server.worker-queue"), refused.body());
 
-                out.write(body.substring(half).getBytes(StandardCharsets.US_ASCII));
-                out.flush();
+                slow.getOutputStream().write(body.substring(half).getBytes(StandardCharsets.US_ASCII));
+                slow.getOutputStream().flush();
                 slow.setSoTimeout(10_000);
-                InputStream in = slow.getInputStream();
                 byte[] answer = new byte[12];
-                assertEquals(12, in.readNBytes(answer, 0, 12));
+                assertEquals(12, slow.getInputStream().readNBytes(answer, 0, 12));
                 assertEquals("HTTP/1.1 200", new String(answer, StandardCharsets.US_ASCII));
             }
             // The answer reaches the client a moment before its worker is handed back.
             Await.until("served again once the worker is free", Duration.ofSeconds(10),
                     () -> server.get("/eventhandler/echo").statusCode() == 200);
         }
+    }
+
+    private record Occupied(Socket socket, Reply refusal) {
+    }
+
+    /**
+     * Sends headers and half a body, so that the only worker waits for the rest, and proves it by getting a
+     * 503 for another request. The probe and the slow request compete for the one place: when the probe wins,
+     * the slow request is the one refused, and we start over.
+     */
+    private static Occupied occupyTheOnlyWorker(TestServer server, String body, int half) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < deadline) {
+            Socket slow = new Socket("127.0.0.1", server.port());
+            OutputStream out = slow.getOutputStream();
+            out.write(("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, half))
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            while (slow.getInputStream().available() == 0 && System.nanoTime() < deadline) {
+                Reply probe = server.get("/eventhandler/echo");
+                if (probe.statusCode() == 503 && slow.getInputStream().available() == 0) {
+                    return new Occupied(slow, probe);
+                }
+            }
+            slow.close();
+        }
+        throw new AssertionError("could not occupy the only worker");
     }
 
     @Test
@@ -89,16 +110,4 @@ class ShutdownAndOverloadTest {
         }
     }
 
-    /** The worker is taken once the slow request has reached it; until then a request may still pass. */
-    private static Reply awaitRefusal(TestServer server) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (System.nanoTime() < deadline) {
-            Reply reply = server.get("/eventhandler/echo");
-            if (reply.statusCode() == 503) {
-                return reply;
-            }
-            assertEquals(200, reply.statusCode());
-        }
-        throw new AssertionError("never refused while the only worker was busy");
-    }
 }

@@ -94,14 +94,20 @@ public final class EventStreamHandler extends HttpHandler {
             supervisor.release();
             throw e;
         }
-        response.setStatus(200);
-        response.setContentType("text/event-stream");
-        response.setCharacterEncoding("UTF-8");
-        response.setHeader("Cache-Control", "no-cache");
-        response.setHeader("X-Accel-Buffering", "no");
-        response.suspend();
         supervisor.opened(subscriber);
-        subscriber.start(OPENING, gapNotice(replay.gap()), replay);
+        try {
+            response.setStatus(200);
+            response.setContentType("text/event-stream");
+            response.setCharacterEncoding("UTF-8");
+            response.setHeader("Cache-Control", "no-cache");
+            response.setHeader("X-Accel-Buffering", "no");
+            response.suspend();
+            subscriber.start(OPENING, gapNotice(replay.gap()), replay);
+        } catch (RuntimeException e) {
+            // Registered but never started: take it out of its topics and give its place back.
+            subscriber.close(DisconnectReason.WRITE_FAILED);
+            throw e;
+        }
     }
 
     private static Set<String> topicKeys(String[] eventTypes) {

@@ -1,0 +1,93 @@
+package eu.arrowhead.eventhandler.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import eu.arrowhead.eventhandler.api.EventPublishRequest;
+import eu.arrowhead.eventhandler.api.PublishResponse;
+import eu.arrowhead.eventhandler.http.JsonMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.HttpHeaders;
+import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.util.Timeout;
+
+/**
+ * Publishes events one at a time with Apache HttpClient 5 (classic) over a pool of one connection: kept
+ * alive from one publish to the next, or closed after each as the original Event Handler's clients did.
+ */
+final class HttpPublisher implements AutoCloseable {
+    private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(5);
+    private static final Timeout RESPONSE_TIMEOUT = Timeout.ofSeconds(10);
+
+    private final CloseableHttpClient client;
+    private final URI publishUri;
+    private final boolean newConnectionPerPublish;
+
+    /**
+     * @param newConnectionPerPublish send {@code Connection: close}, so that every publish pays for a new
+     *                                TCP connection
+     */
+    HttpPublisher(URI base, boolean newConnectionPerPublish) {
+        this.publishUri = base.resolve("/eventhandler/publish");
+        this.newConnectionPerPublish = newConnectionPerPublish;
+        this.client = HttpClients.custom()
+                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                        .setMaxConnPerRoute(1).setMaxConnTotal(1)
+                        .setDefaultConnectionConfig(ConnectionConfig.custom()
+                                .setConnectTimeout(CONNECT_TIMEOUT).setSocketTimeout(RESPONSE_TIMEOUT).build())
+                        .build())
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setConnectionRequestTimeout(CONNECT_TIMEOUT).setResponseTimeout(RESPONSE_TIMEOUT).build())
+                // A retried publish would be a second event: the bench must see every failure as it is.
+                .disableAutomaticRetries()
+                .build();
+    }
+
+    /** The JSON of an event, made before the clock starts so that it is not part of the measured time. */
+    static byte[] body(String eventType, String payload) {
+        try {
+            return JsonMapper.get().writeValueAsBytes(EventPublishRequest.of(eventType, payload));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Publishes and returns the id the server gave the event; any answer but 200 is a failure. */
+    long publish(byte[] body) {
+        HttpPost post = new HttpPost(publishUri);
+        post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
+        if (newConnectionPerPublish) {
+            post.setHeader(HttpHeaders.CONNECTION, "close");
+        }
+        try {
+            return client.execute(post, response -> {
+                byte[] answer = response.getEntity() == null ? new byte[0]
+                        : EntityUtils.toByteArray(response.getEntity());
+                if (response.getCode() != 200) {
+                    throw new BenchException("publish was answered " + response.getCode() + ": "
+                            + new String(answer, StandardCharsets.UTF_8));
+                }
+                return JsonMapper.get().readValue(answer, PublishResponse.class).id();
+            });
+        } catch (IOException e) {
+            throw new BenchException("publish to " + publishUri + " failed: " + e, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            client.close();
+        } catch (IOException ignored) {
+            // the connection is gone either way
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package eu.arrowhead.eventhandler.bench;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Scenario A: one publisher and one subscriber, events one after another, over a kept-alive connection;
+ * then the same loop with a new connection per publish, as the original Event Handler's clients did, as
+ * the baseline.
+ */
+final class ScenarioA {
+    private static final List<String> COLUMNS = List.of("scenario", "events", "delivered", "lost", "duplicated",
+            "out-of-order", "wrong-id", "mean ms", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
+            "publish/s", "wall s");
+
+    private ScenarioA() {
+    }
+
+    static Scenario.Result run(Target target, int events) {
+        // Server and bench start cold in one JVM: one unmeasured round of both loops first, so that
+        // neither row pays for the JIT warming up the code the other one measures.
+        new PublishLoop("warm-up", target.baseUri(), false, events).run();
+        new PublishLoop("warm-up", target.baseUri(), true, events).run();
+        List<PublishLoop.Result> loops = List.of(
+                new PublishLoop("A", target.baseUri(), false, events).run(),
+                new PublishLoop("A-new-connection-per-publish", target.baseUri(), true, events).run());
+        List<List<Object>> rows = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (PublishLoop.Result loop : loops) {
+            rows.add(row(loop));
+            DeliveryLog.Outcome outcome = loop.outcome();
+            if (!outcome.clean()) {
+                failures.add(loop.label() + ": " + outcome.lost() + " lost, " + outcome.duplicated()
+                        + " duplicated, " + outcome.outOfOrder() + " out of order, " + outcome.wrongId()
+                        + " with another id than publish answered");
+            }
+        }
+        return new Scenario.Result(List.of(new ResultTable("A", COLUMNS, rows)), failures);
+    }
+
+    private static List<Object> row(PublishLoop.Result loop) {
+        DeliveryLog.Outcome outcome = loop.outcome();
+        LatencyStats latency = LatencyStats.of(outcome.latencyNanos());
+        List<Object> row = new ArrayList<>(Arrays.asList(loop.label(), outcome.events(), outcome.delivered(),
+                outcome.lost(), outcome.duplicated(), outcome.outOfOrder(), outcome.wrongId(), latency.mean(),
+                latency.p50(), latency.p90(), latency.p99(), latency.p999(), latency.max()));
+        row.add(BigDecimal.valueOf(outcome.events() * 1e9 / loop.publishNanos()).setScale(1, RoundingMode.HALF_UP));
+        row.add(BigDecimal.valueOf(loop.wallNanos() / 1e9).setScale(3, RoundingMode.HALF_UP));
+        return row;
+    }
+}
