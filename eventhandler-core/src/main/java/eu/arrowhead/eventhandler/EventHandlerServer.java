@@ -122,6 +122,7 @@ public final class EventHandlerServer implements AutoCloseable {
         // strategy again drops the worker pool Grizzly would otherwise create on its own.
         transport.setIOStrategy(SameThreadIOStrategy.getInstance());
         transport.setWriteTimeout(config.writeTimeout().toSeconds(), TimeUnit.SECONDS);
+        transport.getConnectionMonitoringConfig().addProbes(metrics.connectionProbe());
         transport.setKernelThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
                 .setPoolName("eh-selector").setCorePoolSize(config.selectorThreads())
                 .setMaxPoolSize(config.selectorThreads()));

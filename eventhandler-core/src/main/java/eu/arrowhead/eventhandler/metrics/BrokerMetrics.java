@@ -19,7 +19,11 @@ import java.io.OutputStream;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.ToLongFunction;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.ConnectionProbe;
+import org.glassfish.grizzly.nio.transport.TCPNIOServerConnection;
 
 /**
  * The server's Prometheus metrics.
@@ -33,6 +37,8 @@ public final class BrokerMetrics {
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
     private final Map<DisconnectReason, CounterDataPoint> disconnects = new EnumMap<>(DisconnectReason.class);
     private final Histogram publishSeconds;
+    private final LongAdder connectionsAccepted = new LongAdder();
+    private final LongAdder connectionsClosed = new LongAdder();
 
     public BrokerMetrics() {
         JvmMetrics.builder().register(registry);
@@ -71,8 +77,32 @@ public final class BrokerMetrics {
                     gauge("eventhandler_subscriber_queue_depth_max", "Events waiting in the longest"
                             + " subscriber queue", depths[1]),
                     gauge("eventhandler_topics", "Topics held", topics.size()),
+                    counter("eventhandler_connections_accepted", "TCP connections accepted",
+                            connectionsAccepted.sum()),
+                    gauge("eventhandler_connections_open", "TCP connections open",
+                            connectionsAccepted.sum() - connectionsClosed.sum()),
                     gauge("eventhandler_last_event_id", "Id of the last published event", hub.lastId()));
         });
+    }
+
+    /**
+     * Counts accepted and closed connections: how clients prove that they reuse their connection, and how
+     * operators see connection churn.
+     */
+    public ConnectionProbe connectionProbe() {
+        return new ConnectionProbe.Adapter() {
+            @Override
+            public void onAcceptEvent(Connection serverConnection, Connection clientConnection) {
+                connectionsAccepted.increment();
+            }
+
+            @Override
+            public void onCloseEvent(Connection connection) {
+                if (!(connection instanceof TCPNIOServerConnection)) {
+                    connectionsClosed.increment();
+                }
+            }
+        };
     }
 
     /** Counts an ended SSE stream. */
@@ -117,6 +147,12 @@ public final class BrokerMetrics {
                     .build());
         }
         return builder.build();
+    }
+
+    private static CounterSnapshot counter(String name, String help, double value) {
+        return CounterSnapshot.builder().name(name).help(help)
+                .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(value).build())
+                .build();
     }
 
     private static GaugeSnapshot gauge(String name, String help, double value) {
