@@ -182,7 +182,9 @@ public final class SubscriberQueue implements Subscriber {
                     lastWriteNanos = System.nanoTime();
                 }
                 more = hasNext();
-                if (more && !out.canWrite()) {
+                // Ending the response writes its last chunk, which Grizzly would block on if the socket
+                // were full: that waits for room like any other write.
+                if ((more || finishing) && !out.canWrite()) {
                     blockedSinceNanos = System.nanoTime();
                     out.notifyCanWrite(writePossible);
                     return;
