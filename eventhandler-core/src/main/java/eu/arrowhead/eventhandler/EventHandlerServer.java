@@ -18,6 +18,7 @@ import eu.arrowhead.eventhandler.topic.TopicsResource;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -132,6 +133,8 @@ public final class EventHandlerServer implements AutoCloseable {
         http.getServerConfiguration().setHttpServerName("EventHandler");
         http.getServerConfiguration().setHttpServerVersion("");
         http.getServerConfiguration().setDefaultErrorPageGenerator(new JsonErrorPages());
+        // Grizzly decodes query strings as ISO-8859-1 unless told otherwise; URLs are UTF-8.
+        http.getServerConfiguration().setDefaultQueryEncoding(StandardCharsets.UTF_8);
         // Grizzly's graceful shutdown counts requests in flight, but a suspended response whose client went
         // away is never counted out, so it would always wait the whole grace period. Our shutdown drains
         // streams and waits for admitted requests itself.

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.testing.RawSubscriber;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.SseStream.Frame;
 import eu.arrowhead.eventhandler.testing.TestServer;
@@ -132,6 +133,31 @@ class PublishSubscribeTest {
             List<Frame> frames = stream.events(2, WAIT);
             assertEquals("match", JSON.readTree(frames.get(0).data()).get("payload").asText());
             assertEquals(Long.toString(marker), frames.get(1).id());
+        }
+    }
+
+    @Test
+    void aNewStreamOpensWithTheLastIdSoThatItCanResumeBeforeItsFirstEvent() throws Exception {
+        long before = server.publish("opening.id", "before");
+        String openingId;
+        try (RawSubscriber raw = RawSubscriber.open(server.port(), "?eventType=opening.id", 0)) {
+            raw.awaitText(":ok\nid: " + before + "\n\n", 5_000);
+            openingId = Long.toString(before);
+        }
+        long missed = server.publish("opening.id", "while away");
+        try (SseStream stream = server.subscribe("?eventType=opening.id", "Last-Event-ID", openingId)) {
+            assertEquals(Long.toString(missed), stream.nextEvent(WAIT).id(), "resumed from the opening id");
+        }
+    }
+
+    @Test
+    void filtersMatchNonAsciiValues() throws Exception {
+        try (SseStream stream = server.subscribe("?eventType=utf8&source=Sens%C3%B6r-1&meta.gr%C3%B6%C3%9Fe=Gro%C3%9F")) {
+            publishBody("{\"eventType\":\"utf8\",\"payload\":\"no\",\"source\":{\"systemName\":\"sensor-1\"},"
+                    + "\"metaData\":{\"gr\u00f6\u00dfe\":\"gro\u00df\"}}");
+            long id = publishBody("{\"eventType\":\"utf8\",\"payload\":\"yes\",\"source\":{\"systemName\":\"sens\u00f6r-1\"},"
+                    + "\"metaData\":{\"gr\u00f6\u00dfe\":\"GRO\u00df\"}}");
+            assertEquals(Long.toString(id), stream.nextEvent(WAIT).id());
         }
     }
 

@@ -44,10 +44,14 @@ final class DeliveryLog {
 
     /** Records an event frame; one that this loop did not publish ends the subscriber with a failure. */
     void received(SseFrame frame) {
-        int seq = sequenceOf(frame);
-        long id = parseId(frame);
+        received(parseId(frame), frame.event(), payloadOf(frame), frame.receivedNanos());
+    }
+
+    /** Records an event; one that this loop did not publish ends the subscriber with a failure. */
+    void received(long id, String type, String payload, long nanos) {
+        int seq = sequenceOf(type, payload);
         if (receipts[seq]++ == 0) {
-            receivedNanos[seq] = frame.receivedNanos();
+            receivedNanos[seq] = nanos;
             receivedIds[seq] = id;
             // The broker's ids strictly increase, so a stream in order never goes back below its highest.
             overtaken[seq] = id < highestId;
@@ -71,19 +75,27 @@ final class DeliveryLog {
                 IntStream.of(got).mapToLong(seq -> receivedNanos[seq] - sentNanos[seq]).toArray());
     }
 
-    private int sequenceOf(SseFrame frame) {
-        if (!eventType.equals(frame.event())) {
-            throw new BenchException("the subscriber got an event of type '" + frame.event() + "', not " + eventType);
+    private int sequenceOf(String type, String payload) {
+        if (!eventType.equals(type)) {
+            throw new BenchException("the subscriber got an event of type '" + type + "', not " + eventType);
         }
         try {
-            int seq = Integer.parseInt(JsonMapper.get().readValue(frame.data(), Event.class).payload());
+            int seq = Integer.parseInt(payload);
             if (seq >= 0 && seq < receipts.length) {
                 return seq;
             }
-        } catch (JsonProcessingException | NumberFormatException e) {
-            // reported below with the frame
+        } catch (NumberFormatException e) {
+            // reported below with the payload
         }
-        throw new BenchException("the subscriber got an event this loop did not publish: " + frame.data());
+        throw new BenchException("the subscriber got an event this loop did not publish: payload " + payload);
+    }
+
+    private static String payloadOf(SseFrame frame) {
+        try {
+            return JsonMapper.get().readValue(frame.data(), Event.class).payload();
+        } catch (JsonProcessingException e) {
+            throw new BenchException("an event frame's data is not an event: " + frame.data());
+        }
     }
 
     private static long parseId(SseFrame frame) {

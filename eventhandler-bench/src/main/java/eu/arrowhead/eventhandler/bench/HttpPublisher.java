@@ -23,7 +23,7 @@ import org.apache.hc.core5.util.Timeout;
  * Publishes events one at a time with Apache HttpClient 5 (classic) over a pool of one connection: kept
  * alive from one publish to the next, or closed after each as the original Event Handler's clients did.
  */
-final class HttpPublisher implements AutoCloseable {
+final class HttpPublisher implements PublishLoop.Publisher {
     private static final Timeout CONNECT_TIMEOUT = Timeout.ofSeconds(5);
     private static final Timeout RESPONSE_TIMEOUT = Timeout.ofSeconds(10);
 
@@ -58,6 +58,11 @@ final class HttpPublisher implements AutoCloseable {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    @Override
+    public long publish(String eventType, String payload) {
+        return publish(body(eventType, payload));
     }
 
     /** Publishes and returns the id the server gave the event; any answer but 200 is a failure. */

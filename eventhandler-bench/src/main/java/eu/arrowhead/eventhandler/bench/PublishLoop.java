@@ -6,7 +6,7 @@ import java.time.Duration;
 /**
  * One row of scenario A: a subscriber, a publisher, a warm-up, then events published one after another,
  * each only once the previous one's 200 has come back. An event's latency runs from just before its
- * publish call to the subscriber's parse of its frame.
+ * publish call to the subscriber's parse of its frame. Which publisher and subscriber is the {@link Ends}.
  */
 final class PublishLoop {
     static final String EVENT_TYPE = "bench.a";
@@ -14,15 +14,40 @@ final class PublishLoop {
     private static final Duration SUBSCRIBE_TIMEOUT = Duration.ofSeconds(10);
     private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(10);
 
+    /** The two ends a loop measures between. */
+    interface Ends {
+        /** Opens a subscriber whose events go to {@code log}; returns once it is live. */
+        Subscription subscribe(URI base, DeliveryLog log, Deadline live);
+
+        Publisher publisher(URI base);
+    }
+
+    /** A live subscriber. */
+    interface Subscription extends AutoCloseable {
+        /** Throws if the subscriber has failed, so that a loop stops instead of waiting out its deadline. */
+        void checkAlive();
+
+        @Override
+        void close();
+    }
+
+    /** A publisher that answers each publish with the event's id. */
+    interface Publisher extends AutoCloseable {
+        long publish(String eventType, String payload);
+
+        @Override
+        void close();
+    }
+
     private final String label;
     private final URI base;
-    private final boolean newConnectionPerPublish;
+    private final Ends ends;
     private final int events;
 
-    PublishLoop(String label, URI base, boolean newConnectionPerPublish, int events) {
+    PublishLoop(String label, URI base, Ends ends, int events) {
         this.label = label;
         this.base = base;
-        this.newConnectionPerPublish = newConnectionPerPublish;
+        this.ends = ends;
         this.events = events;
     }
 
@@ -40,9 +65,9 @@ final class PublishLoop {
         long start;
         long published;
         long end;
-        try (SseReader subscriber = SseReader.open(new SseEndpoint(base, EVENT_TYPE), log::received,
-                Deadline.in(SUBSCRIBE_TIMEOUT, "the " + label + " subscriber's opening comment"));
-             HttpPublisher publisher = new HttpPublisher(base, newConnectionPerPublish)) {
+        try (Subscription subscriber = ends.subscribe(base, log,
+                Deadline.in(SUBSCRIBE_TIMEOUT, "the " + label + " subscriber to be live"));
+             Publisher publisher = ends.publisher(base)) {
             publish(log, subscriber, publisher, 0, WARM_UP_EVENTS, label + " warm-up");
             if (!awaitDelivery(log, subscriber, WARM_UP_EVENTS, label + " warm-up")) {
                 throw new BenchException(label + " warm-up: " + log.delivered() + " of " + WARM_UP_EVENTS
@@ -58,19 +83,19 @@ final class PublishLoop {
         return new Result(label, log.outcome(WARM_UP_EVENTS, total), published - start, end - start);
     }
 
-    private static void publish(DeliveryLog log, SseReader subscriber, HttpPublisher publisher, int from, int to,
+    private static void publish(DeliveryLog log, Subscription subscriber, Publisher publisher, int from, int to,
                                 String label) {
         Progress progress = new Progress(label + " events published", to - from);
         for (int seq = from; seq < to; seq++) {
-            byte[] body = HttpPublisher.body(EVENT_TYPE, Integer.toString(seq));
+            String payload = Integer.toString(seq);
             log.sent(seq, System.nanoTime());
-            log.published(seq, publisher.publish(body));
+            log.published(seq, publisher.publish(EVENT_TYPE, payload));
             subscriber.checkAlive();
             progress.update(seq - from + 1);
         }
     }
 
-    private static boolean awaitDelivery(DeliveryLog log, SseReader subscriber, int count, String label) {
+    private static boolean awaitDelivery(DeliveryLog log, Subscription subscriber, int count, String label) {
         Progress progress = new Progress(label + " events delivered", count);
         return Deadline.in(DELIVERY_TIMEOUT, label + " delivery").await(() -> log.delivered() >= count, () -> {
             subscriber.checkAlive();

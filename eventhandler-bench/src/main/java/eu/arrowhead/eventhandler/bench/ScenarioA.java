@@ -8,8 +8,8 @@ import java.util.List;
 
 /**
  * Scenario A: one publisher and one subscriber, events one after another, over a kept-alive connection;
- * then the same loop with a new connection per publish, as the original Event Handler's clients did, as
- * the baseline.
+ * the same loop with a new connection per publish, as the original Event Handler's clients did, as the
+ * baseline; and the same loop through our client libraries.
  */
 final class ScenarioA {
     private static final List<String> COLUMNS = List.of("scenario", "events", "delivered", "lost", "duplicated",
@@ -20,16 +20,17 @@ final class ScenarioA {
     }
 
     static Scenario.Result run(Target target, int events) {
-        // Server and bench start cold in one JVM: one unmeasured round of both loops first, so that
-        // neither row pays for the JIT warming up the code the other one measures.
-        new PublishLoop("warm-up", target.baseUri(), false, events).run();
-        new PublishLoop("warm-up", target.baseUri(), true, events).run();
-        List<PublishLoop.Result> loops = List.of(
-                new PublishLoop("A", target.baseUri(), false, events).run(),
-                new PublishLoop("A-new-connection-per-publish", target.baseUri(), true, events).run());
+        List<PublishLoop> loops = List.of(
+                new PublishLoop("A", target.baseUri(), new RawHttpEnds(false), events),
+                new PublishLoop("A-new-connection-per-publish", target.baseUri(), new RawHttpEnds(true), events),
+                new PublishLoop("A-client-libraries", target.baseUri(), new ClientLibraryEnds(), events));
+        // Server and bench start cold in one JVM: one unmeasured round of every loop first, so that no row
+        // pays for the JIT warming up the code another one measures.
+        loops.forEach(PublishLoop::run);
+        List<PublishLoop.Result> results = loops.stream().map(PublishLoop::run).toList();
         List<List<Object>> rows = new ArrayList<>();
         List<String> failures = new ArrayList<>();
-        for (PublishLoop.Result loop : loops) {
+        for (PublishLoop.Result loop : results) {
             rows.add(row(loop));
             DeliveryLog.Outcome outcome = loop.outcome();
             if (!outcome.clean()) {

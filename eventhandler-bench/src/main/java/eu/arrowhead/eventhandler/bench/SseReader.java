@@ -9,7 +9,7 @@ import java.util.function.Consumer;
  * One subscriber with a thread of its own that reads an SSE stream from a plain {@link Socket}: the time
  * of a frame is when its bytes were parsed here, with no client library's buffering in between.
  */
-final class SseReader implements AutoCloseable {
+final class SseReader implements PublishLoop.Subscription {
     private static final long JOIN_MILLIS = 5_000;
 
     private final Socket socket;
@@ -54,7 +54,8 @@ final class SseReader implements AutoCloseable {
     }
 
     /** Fails if the stream has ended or broken: whatever waits on it would wait in vain. */
-    void checkAlive() {
+    @Override
+    public void checkAlive() {
         String problem = failure;
         if (problem != null) {
             throw new BenchException("the subscriber's stream failed: " + problem);

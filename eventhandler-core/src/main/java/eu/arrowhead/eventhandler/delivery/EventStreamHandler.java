@@ -36,7 +36,7 @@ import org.glassfish.grizzly.http.server.Response;
  */
 public final class EventStreamHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/events";
-    private static final PublishedEvent OPENING = PublishedEvent.control(":ok\n\n");
+    private static final PublishedEvent OPENING_RESUMED = PublishedEvent.control(":ok\n\n");
     private static final String META_PREFIX = "meta.";
 
     private final Hub hub;
@@ -102,7 +102,7 @@ public final class EventStreamHandler extends HttpHandler {
             response.setHeader("Cache-Control", "no-cache");
             response.setHeader("X-Accel-Buffering", "no");
             response.suspend();
-            subscriber.start(OPENING, gapNotice(replay.gap()), replay);
+            subscriber.start(opening(afterId, replay), gapNotice(replay.gap()), replay);
         } catch (RuntimeException e) {
             // Registered but never started: take it out of its topics and give its place back.
             subscriber.close(DisconnectReason.WRITE_FAILED);
@@ -181,6 +181,16 @@ public final class EventStreamHandler extends HttpHandler {
         }
         throw RequestException.invalidParameter("Last-Event-ID / lastEventId must be an event id"
                 + " (a whole number of 0 or more), not '" + value + "'");
+    }
+
+    /**
+     * A new stream opens with the id of the last event before it, an SSE frame without data that sets the
+     * client's last event id (a browser's EventSource too): a client that loses the connection before its
+     * first event then resumes from there instead of losing what was published in between. A resumed stream
+     * opens without one, so that a client cut off during the replay resumes where the replay got to.
+     */
+    private static PublishedEvent opening(OptionalLong afterId, Replay replay) {
+        return afterId.isPresent() ? OPENING_RESUMED : PublishedEvent.control(":ok\nid: " + replay.liveAfterId() + "\n\n");
     }
 
     private static PublishedEvent gapNotice(ReplayGap gap) {

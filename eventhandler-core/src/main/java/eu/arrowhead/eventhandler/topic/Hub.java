@@ -90,7 +90,8 @@ public final class Hub {
                 topic.add(subscriber, now);
                 subscribed.add(topic);
             }
-            return afterId.isPresent() ? replay(subscribed, subscriber.filter(), afterId.getAsLong()) : Replay.NONE;
+            return afterId.isPresent() ? replay(subscribed, subscriber.filter(), afterId.getAsLong())
+                    : new Replay(List.of(), null, lastId);
         } finally {
             lock.unlock();
         }
@@ -113,7 +114,7 @@ public final class Hub {
             events.sort(Comparator.comparingLong(PublishedEvent::id));
         }
         ReplayGap gap = sequenceReset || startsAfter > afterId ? new ReplayGap(afterId, startsAfter) : null;
-        return new Replay(events, gap);
+        return new Replay(events, gap, lastId);
     }
 
     /** Removes a subscriber from its topics; safe to call more than once. */

@@ -1,0 +1,441 @@
+package eu.arrowhead.eventhandler.publisher;
+
+import eu.arrowhead.eventhandler.api.BatchPublishResponse;
+import eu.arrowhead.eventhandler.api.EventPublishRequest;
+import eu.arrowhead.eventhandler.api.PublishResponse;
+import eu.arrowhead.eventhandler.api.SystemRequest;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Publishes events to an Event Handler over kept-alive HTTP connections.
+ *
+ * <p>Create one publisher per Event Handler and share it: it holds a pool of connections, opened when
+ * first needed and then kept, so that a publish costs one request on an open connection instead of a new
+ * TCP (and TLS) connection each time. It is thread-safe. Close it when done; it is {@link AutoCloseable}.
+ *
+ * <pre>{@code
+ * try (EventPublisher publisher = EventPublisher.builder(URI.create("http://localhost:8455"))
+ *         .source(SystemRequest.named("sensor-1"))
+ *         .build()) {
+ *     long id = publisher.publish(EventPublishRequest.of("temperature", "21.5"));
+ * }
+ * }</pre>
+ *
+ * <h2>Order</h2>
+ * One thread's {@link #publish publish} calls reach the server in the order they are made (each waits for
+ * its answer), and so are given increasing ids. So are {@link #publishAsync publishAsync} calls, from any
+ * number of threads: they are sent one after the other by the publisher's own thread. Calls from different
+ * threads to {@code publish} take turns on the connection with the default {@link Builder#maxConnections
+ * maxConnections} of 1; with more connections they run side by side, in no defined order.
+ *
+ * <h2>Failures</h2>
+ * A publish that fails throws a {@link PublishException} saying why, after the {@link RetryPolicy} has
+ * retried what can be retried. Note that retrying makes delivery at-least-once; see {@link RetryPolicy}.
+ */
+public final class EventPublisher implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EventPublisher.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final String PUBLISH = "publish";
+    private static final String BATCH = "batch publish";
+
+    private final SystemRequest source;
+    private final Duration readTimeout;
+    private final Transport transport;
+    private final Transport.Endpoint publishEndpoint;
+    private final Transport.Endpoint batchEndpoint;
+    private final Retrier retrier;
+    private final Object lock = new Object();
+    /** Guarded by {@link #lock}. */
+    private ThreadPoolExecutor asyncThread;
+    /** The thread of {@link #asyncThread}, once started. */
+    private volatile Thread asyncWorker;
+    /** Written under {@link #lock}. */
+    private volatile boolean closed;
+
+    private EventPublisher(Builder builder) {
+        this.source = builder.source;
+        this.readTimeout = builder.readTimeout;
+        this.transport = new Transport(builder.connectTimeout, builder.readTimeout, builder.maxConnections,
+                builder.sslContext);
+        String base = builder.baseUri.toString().replaceFirst("/+$", "");
+        this.publishEndpoint = transport.endpoint(URI.create(base + "/eventhandler/publish"));
+        this.batchEndpoint = transport.endpoint(URI.create(base + "/eventhandler/publish/batch"));
+        this.retrier = new Retrier(builder.retryPolicy);
+    }
+
+    /**
+     * Starts configuring a publisher.
+     *
+     * @param baseUri where the Event Handler listens, such as {@code http://localhost:8455} or
+     *                {@code https://eventhandler.example:8455}; the publisher appends
+     *                {@code /eventhandler/publish} to it (after any path it has, for a server behind a
+     *                reverse proxy)
+     * @throws IllegalArgumentException if {@code baseUri} is null, is not an absolute {@code http} or
+     *                                  {@code https} URI with a host, or has a query or fragment
+     * @return a builder with every setting at its default
+     */
+    public static Builder builder(URI baseUri) {
+        return new Builder(baseUri);
+    }
+
+    /**
+     * Publishes one event and returns the id the server gave it, waiting for the server's answer.
+     *
+     * <p>An event without a {@code source} is sent with the publisher's {@link Builder#source default
+     * source}, when there is one.
+     *
+     * @param event the event; the server checks it (see {@link EventPublishRequest})
+     * @return the event's id in the server's global, strictly increasing sequence
+     * @throws PublishException      if the server refused the event (its {@link PublishException#statusCode()
+     *                               status} and {@link PublishException#errorMessage() error} say why) or no
+     *                               answer came back, once the retry policy has given up
+     * @throws IllegalStateException if the publisher is closed
+     * @throws NullPointerException  if {@code event} is null
+     */
+    public long publish(EventPublishRequest event) throws PublishException {
+        Objects.requireNonNull(event, "event");
+        requireOpen();
+        return send(withSource(event));
+    }
+
+    /**
+     * Publishes several events in one request, all of them or none, and returns their ids, waiting for the
+     * server's answer. The server gives them consecutive ids, in the order of the list, with no other event in
+     * between; a subscriber receives them in that order. Events without a {@code source} get the default one.
+     *
+     * <p>The server takes at most {@code publish.max-batch-events} (1000) events and 1 MiB in one batch; a
+     * larger batch is refused with {@code 400} or {@code 413}. An empty list publishes nothing and sends
+     * nothing.
+     *
+     * @param events the events, in order
+     * @return their ids, in the same order
+     * @throws PublishException      if the server refused the batch (then none of its events was published;
+     *                               the message names the first offending event) or no answer came back
+     * @throws IllegalStateException if the publisher is closed
+     * @throws NullPointerException  if {@code events} or one of its elements is null
+     */
+    public List<Long> publishBatch(List<EventPublishRequest> events) throws PublishException {
+        Objects.requireNonNull(events, "events");
+        List<EventPublishRequest> batch = new ArrayList<>(events.size());
+        for (EventPublishRequest event : events) {
+            batch.add(withSource(Objects.requireNonNull(event, "an event of the batch is null")));
+        }
+        requireOpen();
+        if (batch.isEmpty()) {
+            return List.of();
+        }
+        List<Long> ids = retrier.run(BATCH, () -> {
+            BatchPublishResponse answer = transport.post(BATCH, batchEndpoint, batch, BatchPublishResponse.class);
+            if (answer.ids() == null || answer.ids().size() != batch.size()) {
+                throw PublishException.unreadableAnswer(BATCH, 200, new IllegalStateException(
+                        "expected " + batch.size() + " ids, got " + answer.ids()));
+            }
+            return answer.ids();
+        });
+        LOG.debug("published a batch of {} events as ids {} to {}", batch.size(), ids.get(0), ids.get(ids.size() - 1));
+        return List.copyOf(ids);
+    }
+
+    /**
+     * Queues one event to be published by the publisher's own thread, and returns at once. Queued events
+     * are published one at a time in the order of the calls, whichever threads make them, so their ids
+     * increase in that order.
+     *
+     * <p>The future completes with the event's id, or exceptionally with a {@link PublishException} (as
+     * {@link #publish} would throw it); a failed event does not stop the ones queued after it. Dependent
+     * actions that are not {@code ...Async} run on the publisher's thread and hold up the queue while they
+     * run: keep them short. Cancelling the future before the event is sent withdraws the event.
+     *
+     * <p>The queue is not bounded: a caller that may publish faster than the server answers should bound
+     * the futures it has outstanding. The thread, a daemon named {@code eventhandler-publisher-N}, is started
+     * by the first call and ends with {@link #close()}, which first publishes what is queued.
+     *
+     * @param event the event; one without a {@code source} gets the default one
+     * @return the event's id, when it has been published
+     * @throws IllegalStateException if the publisher is closed
+     * @throws NullPointerException  if {@code event} is null
+     */
+    public CompletableFuture<Long> publishAsync(EventPublishRequest event) {
+        AsyncPublish task = new AsyncPublish(withSource(Objects.requireNonNull(event, "event")));
+        synchronized (lock) {
+            requireOpen();
+            if (asyncThread == null) {
+                asyncThread = newAsyncThread();
+            }
+            asyncThread.execute(task);
+        }
+        return task.future;
+    }
+
+    /**
+     * Closes the publisher. Events already queued by {@link #publishAsync publishAsync} are published first,
+     * for at most the {@link Builder#readTimeout read timeout}; the futures of those still waiting then fail
+     * with a {@link PublishException}. Then the connections are closed: a {@code publish} still running on
+     * another thread fails. Every later call throws {@link IllegalStateException}.
+     *
+     * <p>Closing again, or while another thread is closing, does nothing. Closing from the publisher's own
+     * thread (in a dependent action of a {@code publishAsync} future) does not wait: the events still queued
+     * fail.
+     */
+    @Override
+    public void close() {
+        ThreadPoolExecutor thread;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            thread = asyncThread;
+        }
+        if (thread != null) {
+            for (Runnable task : stopAsyncThread(thread)) {
+                ((AsyncPublish) task).abandon();
+            }
+        }
+        transport.close();
+        LOG.debug("publisher to {} closed", publishEndpoint.uri());
+    }
+
+    /** Lets the queued publishes finish, for at most the read timeout; returns those that did not start. */
+    private List<Runnable> stopAsyncThread(ThreadPoolExecutor thread) {
+        thread.shutdown();
+        if (Thread.currentThread() == asyncWorker) {
+            List<Runnable> queued = new ArrayList<>(); // closing from a callback: the thread cannot wait for itself
+            thread.getQueue().drainTo(queued);
+            return queued;
+        }
+        try {
+            if (thread.awaitTermination(readTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
+                return List.of();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return thread.shutdownNow();
+    }
+
+    private long send(EventPublishRequest event) throws PublishException {
+        long id = retrier.run(PUBLISH,
+                () -> transport.post(PUBLISH, publishEndpoint, event, PublishResponse.class)).id();
+        LOG.debug("published {} as id {}", event.eventType(), id);
+        return id;
+    }
+
+    private EventPublishRequest withSource(EventPublishRequest event) {
+        if (event.source() != null || source == null) {
+            return event;
+        }
+        return new EventPublishRequest(event.eventType(), event.payload(), event.metaData(), source,
+                event.timeStamp());
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new IllegalStateException("publisher is closed");
+        }
+    }
+
+    private ThreadPoolExecutor newAsyncThread() {
+        return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), runnable -> {
+            Thread thread = new Thread(runnable, "eventhandler-publisher-" + THREADS.incrementAndGet());
+            thread.setDaemon(true);
+            asyncWorker = thread;
+            return thread;
+        });
+    }
+
+    /** One queued {@link #publishAsync} call. */
+    private final class AsyncPublish implements Runnable {
+        private final EventPublishRequest event;
+        private final CompletableFuture<Long> future = new CompletableFuture<>();
+
+        AsyncPublish(EventPublishRequest event) {
+            this.event = event;
+        }
+
+        @Override
+        public void run() {
+            if (future.isDone()) {
+                return; // cancelled by the caller
+            }
+            try {
+                future.complete(send(event));
+            } catch (PublishException | RuntimeException e) {
+                future.completeExceptionally(e);
+            }
+        }
+
+        void abandon() {
+            future.completeExceptionally(PublishException.failed(PUBLISH + " of " + event.eventType()
+                    + " abandoned: the publisher was closed before the event could be sent", null));
+        }
+    }
+
+    /**
+     * Configures an {@link EventPublisher}. Every setting has a default, so
+     * {@code EventPublisher.builder(uri).build()} is a working publisher. Not thread-safe; each setter
+     * returns this builder and checks its argument at once.
+     */
+    public static final class Builder {
+        private final URI baseUri;
+        private SystemRequest source;
+        private Duration connectTimeout = Duration.ofSeconds(5);
+        private Duration readTimeout = Duration.ofSeconds(30);
+        private int maxConnections = 1;
+        private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+        private SSLContext sslContext;
+
+        private Builder(URI baseUri) {
+            if (baseUri == null) {
+                throw new IllegalArgumentException("baseUri is required, such as http://localhost:8455");
+            }
+            String scheme = baseUri.getScheme() == null ? "" : baseUri.getScheme().toLowerCase(Locale.ROOT);
+            if (!baseUri.isAbsolute() || !(scheme.equals("http") || scheme.equals("https"))
+                    || baseUri.getHost() == null) {
+                throw new IllegalArgumentException("baseUri must be an http or https URI with a host, such as"
+                        + " http://localhost:8455: " + baseUri);
+            }
+            if (baseUri.getRawQuery() != null || baseUri.getRawFragment() != null) {
+                throw new IllegalArgumentException("baseUri must have no query or fragment: " + baseUri);
+            }
+            this.baseUri = baseUri;
+        }
+
+        /**
+         * The system put as {@code source} on every event that has none. Subscribers can filter on its
+         * {@code systemName}. Default: none, so such events are published without a source.
+         *
+         * @param source the publishing system
+         * @return this builder
+         * @throws IllegalArgumentException if {@code source} is null or has no {@code systemName}
+         */
+        public Builder source(SystemRequest source) {
+            if (source == null || source.systemName() == null || source.systemName().isBlank()) {
+                throw new IllegalArgumentException("source must be a system with a systemName: " + source);
+            }
+            this.source = source;
+            return this;
+        }
+
+        /**
+         * How long opening a connection may take before the attempt fails (and is retried, as nothing was
+         * sent). Default: 5 seconds.
+         *
+         * @param connectTimeout at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if it is null or not between 1 ms and about 24 days
+         */
+        public Builder connectTimeout(Duration connectTimeout) {
+            this.connectTimeout = requireMillis("connectTimeout", connectTimeout);
+            return this;
+        }
+
+        /**
+         * How long the server may stay silent while the publisher waits for its answer before the attempt
+         * fails (and is retried: the event may have been published, see {@link RetryPolicy}). Also bounds
+         * the wait for a free connection when all are in use, and how long {@link EventPublisher#close()}
+         * lets queued asynchronous publishes finish. Default: 30 seconds.
+         *
+         * @param readTimeout at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if it is null or not between 1 ms and about 24 days
+         */
+        public Builder readTimeout(Duration readTimeout) {
+            this.readTimeout = requireMillis("readTimeout", readTimeout);
+            return this;
+        }
+
+        /**
+         * How many connections to the server the publisher may hold open at once. Default: 1.
+         *
+         * <p>With 1, publishes are sent one at a time on one kept-alive connection: calls from different
+         * threads take turns, so the server sees them in the order they get the connection, and there is
+         * never more than one connection open. With more, up to that many {@link EventPublisher#publish publish}
+         * calls from different threads are sent at once, for more throughput, but with no defined order
+         * between threads. A single thread's calls, and {@link EventPublisher#publishAsync publishAsync},
+         * keep their order either way.
+         *
+         * @param maxConnections 1 or more
+         * @return this builder
+         * @throws IllegalArgumentException if it is less than 1
+         */
+        public Builder maxConnections(int maxConnections) {
+            if (maxConnections < 1) {
+                throw new IllegalArgumentException("maxConnections must be at least 1: " + maxConnections);
+            }
+            this.maxConnections = maxConnections;
+            return this;
+        }
+
+        /**
+         * Which failures to retry, how often and how patiently. Default: {@link RetryPolicy#DEFAULT}, 3
+         * attempts (at-least-once); {@link RetryPolicy#NONE} for at-most-once.
+         *
+         * @param retryPolicy the policy
+         * @return this builder
+         * @throws IllegalArgumentException if it is null
+         */
+        public Builder retryPolicy(RetryPolicy retryPolicy) {
+            if (retryPolicy == null) {
+                throw new IllegalArgumentException("retryPolicy is required; RetryPolicy.NONE turns retries off");
+            }
+            this.retryPolicy = retryPolicy;
+            return this;
+        }
+
+        /**
+         * The TLS context for an {@code https} base URI (the Event Handler's secure mode). Its trust
+         * managers decide which server certificates are trusted, and its key managers supply the client
+         * certificate for mutual TLS (in Arrowhead's secure mode, the certificate names the system). The
+         * server's host name is checked against its certificate. Default: none, so an {@code https} base
+         * URI is trusted as the JVM trusts servers by default, and no client certificate is sent.
+         *
+         * @param sslContext the TLS context, with key managers for mutual TLS
+         * @return this builder
+         * @throws IllegalArgumentException if it is null
+         */
+        public Builder sslContext(SSLContext sslContext) {
+            if (sslContext == null) {
+                throw new IllegalArgumentException("sslContext must not be null");
+            }
+            this.sslContext = sslContext;
+            return this;
+        }
+
+        /**
+         * Creates the publisher. It opens no connection yet: the first publish does.
+         *
+         * @return the publisher, open until {@link EventPublisher#close() closed}
+         * @throws IllegalArgumentException if an {@link #sslContext sslContext} is set for an {@code http}
+         *                                  base URI
+         */
+        public EventPublisher build() {
+            if (sslContext != null && !"https".equalsIgnoreCase(baseUri.getScheme())) {
+                throw new IllegalArgumentException("an sslContext is set, but baseUri is not https: " + baseUri);
+            }
+            return new EventPublisher(this);
+        }
+
+        private static Duration requireMillis(String name, Duration duration) {
+            if (duration == null || duration.compareTo(Duration.ofMillis(1)) < 0
+                    || duration.compareTo(Duration.ofMillis(Integer.MAX_VALUE)) > 0) {
+                throw new IllegalArgumentException(name + " must be between 1 ms and " + Integer.MAX_VALUE
+                        + " ms: " + duration);
+            }
+            return duration;
+        }
+    }
+}
