@@ -168,9 +168,9 @@ public final class EventHandlerServer implements AutoCloseable {
     }
 
     /**
-     * Stops gracefully: refuses new publishes and subscriptions (503), lets each subscriber receive what
-     * its queue holds and ends its stream, finishes requests in flight, then closes everything, all within
-     * {@code server.shutdown-grace-seconds}.
+     * Stops gracefully: stops accepting connections, refuses new publishes and subscriptions on open ones
+     * (503), lets each subscriber receive what its queue holds and ends its stream, finishes requests in
+     * flight, then closes everything, all within {@code server.shutdown-grace-seconds}.
      *
      * @return whether everything ended cleanly within the grace period
      */
@@ -182,6 +182,8 @@ public final class EventHandlerServer implements AutoCloseable {
         boolean clean = false;
         try {
             hub.close();
+            // New clients are refused at once; the connections already open go on while streams drain.
+            http.getListener(LISTENER).getTransport().unbindAll();
             clean = supervisor.shutdown(config.shutdownGrace())
                     & front.awaitIdle(Math.max(0, deadline - System.nanoTime()));
         } catch (InterruptedException e) {

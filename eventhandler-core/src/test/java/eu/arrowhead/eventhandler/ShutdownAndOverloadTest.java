@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.testing.Await;
@@ -12,6 +13,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 class ShutdownAndOverloadTest {
@@ -31,6 +33,35 @@ class ShutdownAndOverloadTest {
             assertTrue(last > 0);
         } finally {
             server.close();
+        }
+    }
+
+    @Test
+    void shutdownStopsAcceptingAtOnceWhileStreamsStillDrain() throws Exception {
+        TestServer server = TestServer.start("server.shutdown-grace-seconds", "5", "subscriber.queue-capacity", "100000",
+                "subscriber.send-buffer-bytes", "1024");
+        try (RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=held", 4096)) {
+            stalled.awaitText(":ok", 5_000);
+            for (int i = 0; i < 3_000; i++) {
+                server.publish("held", "z".repeat(1024));
+            }
+            int port = server.port();
+            CompletableFuture<Boolean> stopping = CompletableFuture.supplyAsync(() -> server.server().shutdown());
+            Await.until("new connections are refused", Duration.ofSeconds(4), () -> refused(port));
+            assertFalse(stopping.isDone(), "refused while the stalled stream was still being drained");
+            assertFalse(stopping.get(), "the stalled stream could not be drained: not a clean stop");
+        } finally {
+            server.close();
+        }
+    }
+
+    private static boolean refused(int port) {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            return false;
+        } catch (java.net.ConnectException e) {
+            return true;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
