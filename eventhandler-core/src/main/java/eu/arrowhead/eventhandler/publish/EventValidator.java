@@ -8,7 +8,6 @@ import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -26,8 +25,6 @@ public final class EventValidator {
     public static final String RESERVED_PREFIX = "eventhandler.";
     private static final int MAX_NAME_LENGTH = 255;
     private static final boolean[] TYPE_CHARS = new boolean[128];
-    /** The JSON of an event with id 0 starts with this; the hub puts the real id in its place. */
-    private static final byte[] ID_PLACEHOLDER = "{\"id\":0,".getBytes(StandardCharsets.US_ASCII);
 
     static {
         for (char c = 'a'; c <= 'z'; c++) {
@@ -112,12 +109,12 @@ public final class EventValidator {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("an event that passed validation cannot be encoded", e);
         }
-        if (!Arrays.equals(json, 0, ID_PLACEHOLDER.length, ID_PLACEHOLDER, 0, ID_PLACEHOLDER.length)) {
+        byte[] prefix = IncomingEvent.ID_ZERO;
+        if (!Arrays.equals(json, 0, prefix.length, prefix, 0, prefix.length)) {
             throw new IllegalStateException("the event encoding no longer starts with its id");
         }
-        byte[] fields = Arrays.copyOfRange(json, ID_PLACEHOLDER.length, json.length);
         return new IncomingEvent(eventType, eventType.toLowerCase(Locale.ROOT), sourceKey,
-                metaData == null ? Map.of() : metaData, fields);
+                metaData == null ? Map.of() : metaData, json);
     }
 
     /** Why {@code eventType} is not a valid event type, or {@code null} if it is. */

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.topic;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -10,13 +11,16 @@ import java.util.Map;
  * @param topicKey   the topic it belongs to: the event type in lower case
  * @param sourceKey  the publishing system's name in lower case, or {@code null}
  * @param metaData   the event's metadata, never {@code null}
- * @param jsonFields the JSON of the delivered event without its opening brace and id:
- *                   {@code "eventType":...,"timeStamp":"..."}}
+ * @param json       the JSON of the delivered event with id 0, which starts with {@link #ID_ZERO}; the
+ *                   hub copies what follows that prefix behind the real id
  */
 public record IncomingEvent(
         String eventType,
         String topicKey,
         String sourceKey,
         Map<String, String> metaData,
-        byte[] jsonFields) {
+        byte[] json) {
+
+    /** How the JSON of an event with id 0 starts. */
+    public static final byte[] ID_ZERO = "{\"id\":0,".getBytes(StandardCharsets.US_ASCII);
 }

@@ -31,9 +31,11 @@ public final class PublishedEvent {
     static PublishedEvent encode(long id, IncomingEvent event, TopicBroadcaster topic) {
         byte[] idText = Long.toString(id).getBytes(StandardCharsets.US_ASCII);
         byte[] type = event.eventType().getBytes(StandardCharsets.US_ASCII);
-        byte[] fields = event.jsonFields();
+        byte[] json = event.json();
+        int fieldsFrom = IncomingEvent.ID_ZERO.length;
+        int fieldsLength = json.length - fieldsFrom;
         byte[] frame = new byte[ID.length + idText.length + EVENT.length + type.length + DATA_ID.length
-                + idText.length + 1 + fields.length + 2];
+                + idText.length + 1 + fieldsLength + 2];
         int at = put(frame, 0, ID);
         at = put(frame, at, idText);
         at = put(frame, at, EVENT);
@@ -41,7 +43,8 @@ public final class PublishedEvent {
         at = put(frame, at, DATA_ID);
         at = put(frame, at, idText);
         frame[at++] = ',';
-        at = put(frame, at, fields);
+        System.arraycopy(json, fieldsFrom, frame, at, fieldsLength);
+        at += fieldsLength;
         frame[at++] = '\n';
         frame[at] = '\n';
         return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), frame);

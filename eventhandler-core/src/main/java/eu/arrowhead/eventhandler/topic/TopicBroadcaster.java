@@ -27,10 +27,6 @@ final class TopicBroadcaster {
         this.lastActivityNanos = nowNanos;
     }
 
-    String key() {
-        return key;
-    }
-
     ReplayWindow window() {
         return window;
     }

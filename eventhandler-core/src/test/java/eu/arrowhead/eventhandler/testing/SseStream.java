@@ -32,7 +32,6 @@ public final class SseStream implements AutoCloseable {
     private final HttpResponse<InputStream> response;
     private final BlockingQueue<Frame> frames = new LinkedBlockingQueue<>();
     private final Thread reader;
-    private volatile boolean ended;
     private volatile boolean endedCleanly;
 
     private SseStream(HttpResponse<InputStream> response) {
@@ -64,10 +63,6 @@ public final class SseStream implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError(e);
         }
-    }
-
-    public int status() {
-        return response.statusCode();
     }
 
     public HttpResponse<InputStream> response() {
@@ -108,7 +103,6 @@ public final class SseStream implements AutoCloseable {
         } catch (IOException e) {
             // the stream was cut: reported as its end
         } finally {
-            ended = true;
             frames.add(END);
         }
     }
@@ -163,11 +157,6 @@ public final class SseStream implements AutoCloseable {
             return;
         }
         throw new AssertionError("the stream did not end within " + timeout);
-    }
-
-    /** Whether the stream has ended. */
-    public boolean ended() {
-        return ended;
     }
 
     /** Whether the server ended the stream properly (the end of a chunked body), not by cutting it off. */

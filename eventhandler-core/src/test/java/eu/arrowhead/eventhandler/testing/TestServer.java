@@ -1,16 +1,22 @@
 package eu.arrowhead.eventhandler.testing;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.EventHandlerServer;
+import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.config.ConfigLoader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -18,14 +24,15 @@ import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
  * A real server on an ephemeral port, with real HTTP clients to talk to it: Apache HttpClient with kept-alive
  * connections for requests, the JDK's client for SSE streams (one connection each, never reused).
  */
 public final class TestServer implements AutoCloseable {
+    private static final ObjectMapper JSON = new ObjectMapper();
     private final EventHandlerServer server;
     private final CloseableHttpClient requests = HttpClients.custom()
             .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
@@ -115,6 +122,40 @@ public final class TestServer implements AutoCloseable {
                         StandardCharsets.UTF_8);
                 return new Reply(response.getCode(), body, headers);
             });
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A topic as {@code GET /eventhandler/mgmt/topics} lists it, if the server holds it. */
+    public Optional<TopicStats> topic(String eventType) {
+        try {
+            return Arrays.stream(JSON.readValue(get("/eventhandler/mgmt/topics").body(), TopicStats[].class))
+                    .filter(topic -> topic.eventType().equals(eventType)).findFirst();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The value of one series of {@code GET /metrics}.
+     *
+     * @param series the name with its labels, as in {@code eventhandler_subscriber_disconnects_total{reason="slow"}}
+     */
+    public double metric(String series) {
+        String body = get("/metrics").body();
+        for (String line : body.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).strip());
+            }
+        }
+        throw new AssertionError("no series " + series + " in /metrics:\n" + body);
+    }
+
+    /** A port on the loopback address that was free a moment ago, for a server that starts later. */
+    public static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -12,9 +12,6 @@ import ch.qos.logback.core.AppenderBase;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.TestServer;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Queue;
@@ -58,7 +55,7 @@ class RetryTest {
 
     @Test
     void refusedConnectionIsRetriedThenReportedWithNoStatus() throws Exception {
-        URI nobody = URI.create("http://127.0.0.1:" + freePort());
+        URI nobody = URI.create("http://127.0.0.1:" + TestServer.freePort());
         try (EventPublisher publisher = EventPublisher.builder(nobody)
                 .retryPolicy(RetryPolicy.of(3, Duration.ofMillis(50), Duration.ofMillis(50))).build()) {
             TestSupport.Failure failure = failedPublish(publisher, EventPublishRequest.of("nowhere", "x"));
@@ -77,7 +74,7 @@ class RetryTest {
 
     @Test
     void publishGoesThroughOnceTheServerAppears() throws Exception {
-        int port = freePort();
+        int port = TestServer.freePort();
         CapturedLog log = CapturedLog.of(Retrier.class);
         try (EventPublisher publisher = EventPublisher.builder(URI.create("http://127.0.0.1:" + port))
                 .retryPolicy(RetryPolicy.of(300, Duration.ofMillis(100), Duration.ofMillis(100))).build()) {
@@ -106,12 +103,6 @@ class RetryTest {
             assertTrue(e.getMessage().contains(": no answer in time: "), e.getMessage());
             Await.until("both attempts have connected", WAIT, () -> silent.accepted() >= 2);
             assertEquals(2, silent.accepted(), "the request was sent again, on a new connection");
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
         }
     }
 

@@ -7,19 +7,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.TopicStats;
-import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;
 
 /** What several tests need: the server's connection counter, events as subscribers see them. */
 final class TestSupport {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String CONNECTIONS_ACCEPTED = "eventhandler_connections_accepted_total ";
 
     private TestSupport() {
     }
@@ -30,25 +27,17 @@ final class TestSupport {
     }
 
     /**
-     * TCP connections the server has accepted since it started, from {@code GET /metrics}. The test server's
-     * own client keeps one connection alive for this, so a difference between two readings counts the
-     * connections that others opened in between.
+     * TCP connections the server has accepted since it started. The test server's own client keeps one
+     * connection alive for reading it, so a difference between two readings counts the connections that
+     * others opened in between.
      */
     static long connectionsAccepted(TestServer server) {
-        Reply metrics = server.get("/metrics");
-        for (String line : metrics.body().split("\n")) {
-            if (line.startsWith(CONNECTIONS_ACCEPTED)) {
-                return (long) Double.parseDouble(line.substring(CONNECTIONS_ACCEPTED.length()).strip());
-            }
-        }
-        throw new AssertionError("no " + CONNECTIONS_ACCEPTED + "in /metrics: " + metrics.body());
+        return (long) server.metric("eventhandler_connections_accepted_total");
     }
 
-    /** Events published to a topic, from {@code GET /eventhandler/mgmt/topics}; 0 when there is no such topic. */
-    static long publishedTo(TestServer server, String eventType) throws JsonProcessingException {
-        TopicStats[] topics = JSON.readValue(server.get("/eventhandler/mgmt/topics").body(), TopicStats[].class);
-        return Arrays.stream(topics).filter(topic -> topic.eventType().equals(eventType))
-                .mapToLong(TopicStats::published).sum();
+    /** Events published to a topic; 0 when the server holds no such topic. */
+    static long publishedTo(TestServer server, String eventType) {
+        return server.topic(eventType).map(TopicStats::published).orElse(0L);
     }
 
     /** The event an SSE frame carries. */

@@ -30,7 +30,7 @@ class CloseTest {
     @Test
     void closeDuringTheBackoffWait() throws Exception {
         Recorder recorder = new Recorder();
-        EventSubscriber subscriber = recorder.builder(URI.create("http://127.0.0.1:" + ReconnectTest.freePort()))
+        EventSubscriber subscriber = recorder.builder(URI.create("http://127.0.0.1:" + TestServer.freePort()))
                 .reconnectBackoff(Duration.ofSeconds(5), Duration.ofSeconds(10))
                 .subscribe();
         recorder.awaitDisconnects(1);

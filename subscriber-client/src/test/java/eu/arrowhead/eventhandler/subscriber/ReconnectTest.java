@@ -11,9 +11,7 @@ import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.EOFException;
-import java.io.IOException;
 import java.net.ConnectException;
-import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -99,7 +97,7 @@ class ReconnectTest {
 
     @Test
     void connectsOnceTheServerStartsAfterRefusedConnections() throws Exception {
-        int port = freePort();
+        int port = TestServer.freePort();
         Recorder recorder = new Recorder();
         try (EventSubscriber subscriber = recorder.builder(java.net.URI.create("http://127.0.0.1:" + port)).subscribe()) {
             recorder.awaitDisconnects(2);
@@ -230,11 +228,5 @@ class ReconnectTest {
         Reply reply = server.post("/eventhandler/publish/batch", events.toString());
         assertEquals(200, reply.statusCode(), reply.body());
         return Pattern.compile("\\d+").matcher(reply.body()).results().map(m -> Long.parseLong(m.group())).toList();
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        }
     }
 }
