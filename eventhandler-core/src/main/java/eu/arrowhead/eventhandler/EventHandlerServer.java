@@ -7,18 +7,24 @@ import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.http.AdmissionControl;
 import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
+import eu.arrowhead.eventhandler.http.HealthResource;
 import eu.arrowhead.eventhandler.http.JsonErrorPages;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.publish.PublishResource;
+import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.store.EventsResource;
+import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.TopicsResource;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -49,55 +55,104 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * ({@code server.selector-threads}) parse requests and run the SSE handler; workers
  * ({@code server.worker-threads}) run publish and management requests; writers
  * ({@code subscriber.writer-threads}) write to SSE subscribers; one supervisor thread sends heartbeats and
- * removes idle topics.
+ * removes idle topics. With the event store on: one writer, {@value #JOURNAL_READERS} readers for resuming
+ * subscribers, one retention thread, and HikariCP's housekeeper.
  */
 public final class EventHandlerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventHandlerServer.class);
     private static final String LISTENER = "eventhandler";
+    private static final int JOURNAL_READERS = 2;
+    /** Resuming subscribers waiting for a journal reader; more get 503. */
+    private static final int JOURNAL_READ_QUEUE = 1024;
 
     private final EventHandlerConfig config;
     private final HttpServer http;
     private final AdmissionControl front;
     private final Hub hub;
     private final StreamSupervisor supervisor;
+    private final EventStore store;
     private final ExecutorService workers;
     private final ExecutorService writers;
+    private final ExecutorService journalReaders;
     private final ScheduledExecutorService ticker;
+    private final ScheduledExecutorService retention;
     private final AtomicInteger closed = new AtomicInteger();
 
     private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
-                               StreamSupervisor supervisor, ExecutorService workers, ExecutorService writers,
-                               ScheduledExecutorService ticker) {
+                               StreamSupervisor supervisor, EventStore store, ExecutorService workers,
+                               ExecutorService writers, ExecutorService journalReaders,
+                               ScheduledExecutorService ticker, ScheduledExecutorService retention) {
         this.config = config;
         this.http = http;
         this.front = front;
         this.hub = hub;
         this.supervisor = supervisor;
+        this.store = store;
         this.workers = workers;
         this.writers = writers;
+        this.journalReaders = journalReaders;
         this.ticker = ticker;
+        this.retention = retention;
     }
 
-    /** Starts a server; it listens when this returns. */
+    /**
+     * Starts a server; it listens when this returns.
+     *
+     * @throws IOException if it cannot listen or its event store cannot be opened
+     */
     public static EventHandlerServer start(EventHandlerConfig config) throws IOException {
         routeJulToSlf4j();
-        Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(), 0);
+        EventStore store = openStore(config);
+        try {
+            return start(config, store);
+        } catch (IOException | RuntimeException e) {
+            if (store != null) {
+                store.close();
+            }
+            throw e;
+        }
+    }
+
+    private static EventStore openStore(EventHandlerConfig config) throws IOException {
+        if (config.storeMode() == EventHandlerConfig.StoreMode.OFF) {
+            return null;
+        }
+        try {
+            return EventStore.open(config);
+        } catch (SQLException e) {
+            throw new IOException("the event store at " + config.storeUrl() + " cannot be opened: "
+                    + e.getMessage() + " (start the database, fix store.url, or set store.mode=off)", e);
+        }
+    }
+
+    private static EventHandlerServer start(EventHandlerConfig config, EventStore store) throws IOException {
+        EventJournal journal = store == null ? EventJournal.NONE : store;
+        Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(), journal);
         BrokerMetrics metrics = new BrokerMetrics();
         StreamSupervisor supervisor = new StreamSupervisor(hub, config.maxSubscribers(), config.heartbeat(),
                 config.subscriberWriteTimeout(), metrics::disconnected);
         metrics.observe(hub, supervisor);
+        if (store != null) {
+            metrics.observe(store);
+        }
 
         // Both pools' queues are bounded by construction: AdmissionControl admits at most
         // workers + worker-queue requests, and a subscriber has at most one drain task queued at a time.
         ExecutorService workers = fixedPool(config.workerThreads(), "eh-worker");
         ExecutorService writers = fixedPool(config.writerThreads(), "eh-writer");
         ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(named("eh-supervisor"));
+        ExecutorService journalReaders = new ThreadPoolExecutor(JOURNAL_READERS, JOURNAL_READERS, 0,
+                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(JOURNAL_READ_QUEUE), named("eh-store-reader"));
+        // Deletes can take a while; on their own thread they never hold up heartbeats.
+        ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(named("eh-store-retention"));
 
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
         ResourceConfig resources = new ResourceConfig()
                 .register(new PublishResource(hub, validator, config.maxRequestBytes(), config.maxBatchEvents(),
-                        metrics::publishHandled))
+                        config.storeSyncTimeout(), metrics::publishHandled))
                 .register(new EchoResource())
+                .register(new HealthResource(store))
+                .register(new EventsResource(store, config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
@@ -106,7 +161,8 @@ public final class EventHandlerServer implements AutoCloseable {
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
         EventStreamHandler streams = new EventStreamHandler(hub, supervisor, writers,
-                config.subscriberQueueCapacity(), config.subscriberSendBufferBytes());
+                config.subscriberQueueCapacity(), config.subscriberSendBufferBytes(), journal, journalReaders,
+                config.storeReplayPageEvents());
         AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, jersey, workers,
                 config.workerThreads() + config.workerQueue());
 
@@ -145,7 +201,9 @@ public final class EventHandlerServer implements AutoCloseable {
             http.shutdownNow();
             workers.shutdownNow();
             writers.shutdownNow();
+            journalReaders.shutdownNow();
             ticker.shutdownNow();
+            retention.shutdownNow();
             throw e;
         }
 
@@ -153,7 +211,12 @@ public final class EventHandlerServer implements AutoCloseable {
         long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));
         ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,
                 TimeUnit.SECONDS);
-        return new EventHandlerServer(config, http, front, hub, supervisor, workers, writers, ticker);
+        if (store != null) {
+            long every = config.storeRetentionCheck().toSeconds();
+            retention.scheduleWithFixedDelay(guarded(store::enforceRetention), 0, every, TimeUnit.SECONDS);
+        }
+        return new EventHandlerServer(config, http, front, hub, supervisor, store, workers, writers,
+                journalReaders, ticker, retention);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
@@ -169,8 +232,9 @@ public final class EventHandlerServer implements AutoCloseable {
 
     /**
      * Stops gracefully: stops accepting connections, refuses new publishes and subscriptions on open ones
-     * (503), lets each subscriber receive what its queue holds and ends its stream, finishes requests in
-     * flight, then closes everything, all within {@code server.shutdown-grace-seconds}.
+     * (503), writes what the event store holds, lets each subscriber receive what its queue holds and ends
+     * its stream, finishes requests in flight, then closes everything, all within
+     * {@code server.shutdown-grace-seconds}. The store records a clean stop only if it wrote everything.
      *
      * @return whether everything ended cleanly within the grace period
      */
@@ -184,7 +248,9 @@ public final class EventHandlerServer implements AutoCloseable {
             hub.close();
             // New clients are refused at once; the connections already open go on while streams drain.
             http.getListener(LISTENER).getTransport().unbindAll();
-            clean = supervisor.shutdown(config.shutdownGrace())
+            // First the store: in sync mode its commits deliver events, which the streams then drain.
+            boolean stored = store == null || store.drain(config.shutdownGrace());
+            clean = stored & supervisor.shutdown(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                     & front.awaitIdle(Math.max(0, deadline - System.nanoTime()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -196,6 +262,11 @@ public final class EventHandlerServer implements AutoCloseable {
             stopQuietly("supervisor", ticker::shutdownNow);
             stopQuietly("workers", workers::shutdownNow);
             stopQuietly("writers", writers::shutdownNow);
+            stopQuietly("event store readers", journalReaders::shutdownNow);
+            stopQuietly("event store retention", retention::shutdownNow);
+            if (store != null) {
+                stopQuietly("event store", store::close);
+            }
         }
         return clean;
     }

@@ -36,7 +36,24 @@ public record EventHandlerConfig(
         long replayWindowBytes,
         int maxTopics,
         Duration topicIdle,
+        StoreMode storeMode,
+        String storeUrl,
+        String storeUser,
+        String storePassword,
+        int storePoolSize,
+        Duration storeTimeout,
+        int storeBatchEvents,
+        int storeBufferEvents,
+        Duration storeSyncTimeout,
+        Duration storeRetentionAge,
+        long storeRetentionEvents,
+        Duration storeRetentionCheck,
+        int storeReplayPageEvents,
+        int storeQueryMaxEvents,
         Map<String, String> effective) {
+
+    /** How accepted events reach the log ({@code store.mode}). */
+    public enum StoreMode { OFF, ASYNC, SYNC }
 
     private static final int CORES = Runtime.getRuntime().availableProcessors();
 
@@ -66,6 +83,20 @@ public record EventHandlerConfig(
                 v.longInteger("replay.window-bytes", 0, Long.MAX_VALUE),
                 v.integer("topic.max-count", 1, 10_000_000),
                 v.seconds("topic.idle-seconds", 1),
+                v.storeMode("store.mode"),
+                v.jdbcUrl("store.url"),
+                v.text("store.user"),
+                v.text("store.password"),
+                v.integer("store.pool-size", 2, 1000),
+                v.seconds("store.timeout-seconds", 1),
+                v.integer("store.batch-events", 1, 100_000),
+                v.integer("store.buffer-events", 1, 100_000_000),
+                v.seconds("store.sync-timeout-seconds", 1),
+                v.seconds("store.retention-seconds", 0),
+                v.longInteger("store.retention-events", 0, Long.MAX_VALUE),
+                v.seconds("store.retention-check-seconds", 1),
+                v.integer("store.replay-page-events", 1, 10_000_000),
+                v.integer("store.query-max-events", 1, 1_000_000),
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
         return config;
@@ -91,7 +122,7 @@ public record EventHandlerConfig(
             this.raw = raw;
         }
 
-        private String text(String key) {
+        String text(String key) {
             read.add(key);
             String value = raw.get(key);
             if (value == null) {
@@ -104,6 +135,25 @@ public record EventHandlerConfig(
             String value = text(key);
             if (value.isEmpty() || value.chars().anyMatch(Character::isWhitespace)) {
                 throw invalid(key, value, "a host name or IP address");
+            }
+            return value;
+        }
+
+        StoreMode storeMode(String key) {
+            String value = text(key);
+            for (StoreMode mode : StoreMode.values()) {
+                if (mode.name().equalsIgnoreCase(value)) {
+                    return mode;
+                }
+            }
+            throw invalid(key, value, "one of async, sync, off");
+        }
+
+        String jdbcUrl(String key) {
+            String value = text(key);
+            if (!value.startsWith("jdbc:h2:") && !value.startsWith("jdbc:mysql:")) {
+                throw invalid(key, value, "a JDBC URL starting with jdbc:h2: or jdbc:mysql:"
+                        + " (MariaDB too is reached with jdbc:mysql:)");
             }
             return value;
         }

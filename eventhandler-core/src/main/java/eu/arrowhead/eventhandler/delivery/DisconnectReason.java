@@ -11,7 +11,11 @@ public enum DisconnectReason {
     /** Writing to the socket failed. */
     WRITE_FAILED,
     /** The server shut down. */
-    SHUTDOWN;
+    SHUTDOWN,
+    /** A page of the event log was sent; the client resumes for the next one. */
+    REPLAY_PAGE,
+    /** The stream was refused with 503 before it started (the event store could not be read). */
+    REFUSED;
 
     /** The metric label: the name in lower case. */
     public String label() {

@@ -6,24 +6,30 @@ import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Replay;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.RequestExecutorProvider;
 import org.glassfish.grizzly.http.server.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /eventhandler/events}: opens an SSE stream of one or more event types, optionally filtered by
@@ -33,9 +39,15 @@ import org.glassfish.grizzly.http.server.Response;
  * non-blocking writers ({@link SubscriberQueue}), not by a thread per subscriber. It runs on the selector
  * thread that parsed the request (it only validates and registers): that keeps Grizzly reading the
  * connection, so a client that goes away is noticed at once.
+ *
+ * <p>A resume from further back than the replay windows reach is served from the event store: the
+ * subscriber is registered first (live events queue up), then a journal reader thread reads the older
+ * events and starts the stream with them. At most {@code store.replay-page-events} come from the store per
+ * connection; a longer catch-up ends the stream after a page and the client resumes from there.
  */
 public final class EventStreamHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/events";
+    private static final Logger LOG = LoggerFactory.getLogger(EventStreamHandler.class);
     private static final PublishedEvent OPENING_RESUMED = PublishedEvent.control(":ok\n\n");
     private static final String META_PREFIX = "meta.";
 
@@ -44,15 +56,26 @@ public final class EventStreamHandler extends HttpHandler {
     private final Executor writers;
     private final int queueCapacity;
     private final int sendBufferBytes;
+    private final EventJournal journal;
+    private final Executor journalReaders;
+    private final int journalPageEvents;
     private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
 
+    /**
+     * @param journalReaders runs the event store reads of resuming subscribers; a bounded pool whose
+     *                       rejection answers 503
+     */
     public EventStreamHandler(Hub hub, StreamSupervisor supervisor, Executor writers, int queueCapacity,
-                              int sendBufferBytes) {
+                              int sendBufferBytes, EventJournal journal, Executor journalReaders,
+                              int journalPageEvents) {
         this.hub = hub;
         this.supervisor = supervisor;
         this.writers = writers;
         this.queueCapacity = queueCapacity;
         this.sendBufferBytes = sendBufferBytes;
+        this.journal = journal;
+        this.journalReaders = journalReaders;
+        this.journalPageEvents = journalPageEvents;
     }
 
     @Override
@@ -102,12 +125,52 @@ public final class EventStreamHandler extends HttpHandler {
             response.setHeader("Cache-Control", "no-cache");
             response.setHeader("X-Accel-Buffering", "no");
             response.suspend();
-            subscriber.start(opening(afterId, replay), gapNotice(replay.gap()), replay);
+            if (replay.needsJournal()) {
+                resumeFromJournal(subscriber, topicKeys, filter, replay);
+            } else {
+                subscriber.start(opening(afterId, replay), gapNotice(replay.gap()), replay.events());
+            }
         } catch (RuntimeException e) {
             // Registered but never started: take it out of its topics and give its place back.
             subscriber.close(DisconnectReason.WRITE_FAILED);
             throw e;
         }
+    }
+
+    private void resumeFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, SubscriberFilter filter,
+                                   Replay replay) {
+        try {
+            journalReaders.execute(() -> {
+                try {
+                    startFromJournal(subscriber, topicKeys, filter, replay);
+                } catch (HubUnavailableException e) {
+                    subscriber.refuse(PATH, e.getMessage());
+                } catch (RuntimeException e) {
+                    LOG.error("reading the event store for a resuming subscriber failed", e);
+                    subscriber.refuse(PATH, "the event store could not be read; resume again later");
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            subscriber.refuse(PATH, "too many subscribers are resuming from the event store at once;"
+                    + " resume again later");
+        }
+    }
+
+    private void startFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, SubscriberFilter filter,
+                                  Replay replay) {
+        long afterId = replay.journalAfterId();
+        EventJournal.LogPage page = journal.read(afterId, replay.journalUpToId(), topicKeys, filter,
+                journalPageEvents);
+        PublishedEvent gap = gapNotice(page.missingUpTo() > afterId ? new ReplayGap(afterId, page.missingUpTo()) : null);
+        if (!page.complete()) {
+            subscriber.startPage(OPENING_RESUMED, gap, page.events(),
+                    PublishedEvent.control("id: " + page.lastReadId() + "\n\n"));
+            return;
+        }
+        List<PublishedEvent> events = new ArrayList<>(page.events().size() + replay.events().size());
+        events.addAll(page.events());
+        events.addAll(replay.events());
+        subscriber.start(OPENING_RESUMED, gap, events);
     }
 
     private static Set<String> topicKeys(String[] eventTypes) {

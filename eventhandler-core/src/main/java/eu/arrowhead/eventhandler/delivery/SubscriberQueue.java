@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.delivery;
 
+import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
-import eu.arrowhead.eventhandler.topic.Replay;
 import eu.arrowhead.eventhandler.topic.Subscriber;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
@@ -75,6 +75,8 @@ public final class SubscriberQueue implements Subscriber {
     private int preambleNext;
     private volatile boolean started;
     private volatile boolean finishing;
+    /** The stream carries one page of the event log and ends: live events are not wanted. */
+    private volatile boolean pageOnly;
     private boolean closed;
     private volatile long blockedSinceNanos;
     private volatile long lastWriteNanos = System.nanoTime();
@@ -104,7 +106,7 @@ public final class SubscriberQueue implements Subscriber {
 
     @Override
     public void offer(PublishedEvent event) {
-        if (closeRequested.get()) {
+        if (closeRequested.get() || pageOnly) {
             return;
         }
         if (!queue.offer(event)) {
@@ -119,18 +121,55 @@ public final class SubscriberQueue implements Subscriber {
     /**
      * Starts writing: the opening frames first, then the replay, then what {@link #offer} has queued
      * since the subscriber was registered.
+     *
+     * @param gapNotice sent after the opening, or {@code null}
      */
-    void start(PublishedEvent opening, PublishedEvent gapNotice, Replay replay) {
-        List<PublishedEvent> frames = new ArrayList<>(replay.events().size() + 2);
+    void start(PublishedEvent opening, PublishedEvent gapNotice, List<PublishedEvent> replay) {
+        List<PublishedEvent> frames = new ArrayList<>(replay.size() + 2);
         frames.add(opening);
         if (gapNotice != null) {
             frames.add(gapNotice);
         }
-        frames.addAll(replay.events());
+        frames.addAll(replay);
         preamble = frames;
         connection.addCloseListener(connectionClosed);
         started = true;
         schedule();
+    }
+
+    /**
+     * Starts a stream that carries one page of the event log and then ends cleanly, without live events:
+     * the client resumes after {@code resumeFrame}'s id for the next page.
+     */
+    void startPage(PublishedEvent opening, PublishedEvent gapNotice, List<PublishedEvent> page,
+                   PublishedEvent resumeFrame) {
+        pageOnly = true;
+        queue.clear();
+        finishing = true;
+        List<PublishedEvent> frames = new ArrayList<>(page);
+        frames.add(resumeFrame);
+        start(opening, gapNotice, frames);
+    }
+
+    /**
+     * Answers 503 instead of starting the stream (nothing has been written yet): the client retries later.
+     */
+    void refuse(String origin, String message) {
+        closeRequested.set(true);
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            try {
+                ErrorResponses.write(response, 503, "UNAVAILABLE", message, origin, 1);
+                response.resume();
+            } catch (IOException | RuntimeException e) {
+                connection.terminateSilently();
+            }
+        }
+        queue.clear();
+        closedListener.closed(this, DisconnectReason.REFUSED, 0);
     }
 
     /** Queues a heartbeat comment if nothing has been written for {@code idleNanos}. */
@@ -215,11 +254,11 @@ public final class SubscriberQueue implements Subscriber {
         if (preambleNext < preamble.size()) {
             return preamble.get(preambleNext++);
         }
-        return queue.poll();
+        return pageOnly ? null : queue.poll();
     }
 
     private boolean hasNext() {
-        return preambleNext < preamble.size() || !queue.isEmpty();
+        return preambleNext < preamble.size() || (!pageOnly && !queue.isEmpty());
     }
 
     /** Called under the monitor with nothing left to write. */
@@ -227,7 +266,8 @@ public final class SubscriberQueue implements Subscriber {
         closed = true;
         connection.removeCloseListener(connectionClosed);
         response.resume();
-        closedListener.closed(this, DisconnectReason.SHUTDOWN, 0);
+        queue.clear();
+        closedListener.closed(this, pageOnly ? DisconnectReason.REPLAY_PAGE : DisconnectReason.SHUTDOWN, 0);
     }
 
     private void closeLater(DisconnectReason reason) {

@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.metrics;
 import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -82,6 +83,26 @@ public final class BrokerMetrics {
                     gauge("eventhandler_connections_open", "TCP connections open",
                             connectionsAccepted.sum() - connectionsClosed.sum()),
                     gauge("eventhandler_last_event_id", "Id of the last published event", hub.lastId()));
+        });
+    }
+
+    /** Adds the event store's gauges and counters, read at each scrape. */
+    public void observe(EventStore store) {
+        registry.register(() -> {
+            EventStore.Status status = store.status();
+            return MetricSnapshots.of(
+                    gauge("eventhandler_store_up", "1 while the event store can write, 0 while it cannot",
+                            status.isUp() ? 1 : 0),
+                    gauge("eventhandler_store_buffered_events", "Events accepted but not yet written to the"
+                            + " event store", status.bufferedEvents()),
+                    gauge("eventhandler_store_last_logged_id", "Id of the last event written to the event store",
+                            status.lastLoggedId()),
+                    counter("eventhandler_store_written_events", "Events written to the event store",
+                            status.writtenEvents()),
+                    counter("eventhandler_store_dropped_events", "Events dropped from the event store because"
+                            + " its buffer was full while the database was down", status.droppedEvents()),
+                    counter("eventhandler_store_failed_transactions", "Event store write transactions that failed"
+                            + " (and were retried)", status.failedTransactions()));
         });
     }
 

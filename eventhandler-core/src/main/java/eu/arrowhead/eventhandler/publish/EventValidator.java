@@ -100,9 +100,9 @@ public final class EventValidator {
             }
             sourceKey = name.toLowerCase(Locale.ROOT);
         }
-        String timeStamp = timeStamp(request.timeStamp(), now, where);
+        Instant timeStamp = timeStamp(request.timeStamp(), now, where);
 
-        Event event = new Event(0, eventType, payload, metaData, source, timeStamp);
+        Event event = new Event(0, eventType, payload, metaData, source, timeStamp.toString());
         byte[] json;
         try {
             json = writer.writeValueAsBytes(event);
@@ -114,7 +114,7 @@ public final class EventValidator {
             throw new IllegalStateException("the event encoding no longer starts with its id");
         }
         return new IncomingEvent(eventType, eventType.toLowerCase(Locale.ROOT), sourceKey,
-                metaData == null ? Map.of() : metaData, json);
+                metaData == null ? Map.of() : metaData, timeStamp.toEpochMilli(), json);
     }
 
     /** Why {@code eventType} is not a valid event type, or {@code null} if it is. */
@@ -135,9 +135,9 @@ public final class EventValidator {
         return null;
     }
 
-    private String timeStamp(String given, Instant now, String where) {
+    private Instant timeStamp(String given, Instant now, String where) {
         if (given == null) {
-            return now.truncatedTo(ChronoUnit.MILLIS).toString();
+            return now.truncatedTo(ChronoUnit.MILLIS);
         }
         Instant instant;
         try {
@@ -152,7 +152,7 @@ public final class EventValidator {
                     + " s away from the server's clock (" + now + "); the limit is "
                     + timestampTolerance.toSeconds() + " s (publish.timestamp-tolerance-seconds)");
         }
-        return instant.toString();
+        return instant;
     }
 
     private static String describeChar(char c) {

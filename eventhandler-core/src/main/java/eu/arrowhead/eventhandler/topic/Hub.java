@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 
@@ -24,6 +25,10 @@ import java.util.stream.Collectors;
  * offers); writing to sockets happens elsewhere. Registering a subscriber and snapshotting the replay
  * windows under the same lock splits history exactly: what was published before is replayed, what comes
  * after is live, nothing is lost or sent twice.
+ *
+ * <p>Every event is also appended to the {@link EventJournal} under the lock, so the event store sees the
+ * same order. With a durable journal ({@code store.mode=sync}) events are delivered only once committed:
+ * ids are given at publish, delivery happens in {@link #deliverCommitted}, still in id order.
  */
 public final class Hub {
     private final ReentrantLock lock = new ReentrantLock();
@@ -31,26 +36,35 @@ public final class Hub {
     private final int maxTopics;
     private final int windowEvents;
     private final long windowBytes;
+    private final EventJournal journal;
+    /** The last id given out. */
     private long lastId;
+    /** The last id delivered to subscribers; below {@link #lastId} while a durable journal commits. */
+    private long lastDelivered;
     /** Events of removed topics with ids up to this were forgotten; a new topic's window starts after it. */
     private long forgottenUpTo;
     private boolean closed;
 
-    public Hub(int maxTopics, int windowEvents, long windowBytes, long lastId) {
+    /** A hub whose sequence continues after the journal's last id. */
+    public Hub(int maxTopics, int windowEvents, long windowBytes, EventJournal journal) {
         this.maxTopics = maxTopics;
         this.windowEvents = windowEvents;
         this.windowBytes = windowBytes;
-        this.lastId = lastId;
+        this.journal = journal;
+        this.lastId = journal.lastId();
+        this.lastDelivered = lastId;
+        // What came before this start is not in memory: a resume from before it is served by the journal.
         this.forgottenUpTo = lastId;
     }
 
     /**
      * Publishes the events, all or none, with consecutive ids.
      *
-     * @return the id of the first event
-     * @throws HubUnavailableException if the hub is closed or the events would create too many topics
+     * @return the first id, and when the events are committed to the journal (at once unless it is durable)
+     * @throws HubUnavailableException if the hub is closed, the events would create too many topics, or a
+     *                                 durable journal cannot take them
      */
-    public long publish(List<IncomingEvent> events) {
+    public Accepted publish(List<IncomingEvent> events) {
         long now = System.nanoTime();
         lock.lock();
         try {
@@ -61,14 +75,47 @@ public final class Hub {
                 requireRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
             }
             long first = lastId + 1;
+            if (journal.durable()) {
+                CompletableFuture<Void> committed = journal.append(first, events,
+                        () -> deliverCommitted(first, events));
+                lastId += events.size();
+                return new Accepted(first, committed);
+            }
             for (IncomingEvent event : events) {
                 TopicBroadcaster topic = topicFor(event.topicKey(), now);
                 topic.broadcast(PublishedEvent.encode(++lastId, event, topic), now);
             }
-            return first;
+            lastDelivered = lastId;
+            journal.append(first, events, null);
+            return new Accepted(first, EventJournal.COMMITTED);
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Delivers events a durable journal has committed; it calls this in id order. */
+    private void deliverCommitted(long firstId, List<IncomingEvent> events) {
+        long now = System.nanoTime();
+        lock.lock();
+        try {
+            long id = firstId;
+            for (IncomingEvent event : events) {
+                TopicBroadcaster topic = topicFor(event.topicKey(), now);
+                topic.broadcast(PublishedEvent.encode(id, event, topic), now);
+                lastDelivered = id++;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * An accepted publish.
+     *
+     * @param firstId   the id of the first event
+     * @param committed completes once the events are in the journal, if it is durable; else complete
+     */
+    public record Accepted(long firstId, CompletableFuture<Void> committed) {
     }
 
     /**
@@ -91,7 +138,7 @@ public final class Hub {
                 subscribed.add(topic);
             }
             return afterId.isPresent() ? replay(subscribed, subscriber.filter(), afterId.getAsLong())
-                    : new Replay(List.of(), null, lastId);
+                    : Replay.live(lastDelivered);
         } finally {
             lock.unlock();
         }
@@ -105,7 +152,9 @@ public final class Hub {
         // A resume point beyond our sequence comes from before a restart that lost the sequence: all we
         // hold is new to that subscriber.
         boolean sequenceReset = afterId > lastId;
-        long from = sequenceReset ? 0 : afterId;
+        // Older than the windows: the journal serves (afterId, startsAfter], the windows what follows.
+        boolean fromJournal = !sequenceReset && startsAfter > afterId && journal.replays();
+        long from = sequenceReset ? 0 : fromJournal ? startsAfter : afterId;
         List<PublishedEvent> events = new ArrayList<>();
         for (TopicBroadcaster topic : subscribed) {
             topic.window().collectAfter(from, filter, events);
@@ -113,8 +162,11 @@ public final class Hub {
         if (subscribed.size() > 1) {
             events.sort(Comparator.comparingLong(PublishedEvent::id));
         }
+        if (fromJournal) {
+            return new Replay(events, null, lastDelivered, afterId, startsAfter);
+        }
         ReplayGap gap = sequenceReset || startsAfter > afterId ? new ReplayGap(afterId, startsAfter) : null;
-        return new Replay(events, gap, lastId);
+        return new Replay(events, gap, lastDelivered, 0, 0);
     }
 
     /** Removes a subscriber from its topics; safe to call more than once. */
@@ -162,11 +214,11 @@ public final class Hub {
         }
     }
 
-    /** The id of the last published event. */
+    /** The id of the last event delivered to subscribers. */
     public long lastId() {
         lock.lock();
         try {
-            return lastId;
+            return lastDelivered;
         } finally {
             lock.unlock();
         }

@@ -1,6 +1,9 @@
 package eu.arrowhead.eventhandler.topic;
 
-/** The hub cannot take this publish or subscription now (shutting down, or at a configured limit): a 503. */
+/**
+ * The hub cannot take this publish or subscription now (shutting down, at a configured limit, or the event
+ * store cannot take or give events): a 503.
+ */
 public final class HubUnavailableException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 

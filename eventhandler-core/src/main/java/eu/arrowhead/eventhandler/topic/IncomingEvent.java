@@ -11,6 +11,7 @@ import java.util.Map;
  * @param topicKey   the topic it belongs to: the event type in lower case
  * @param sourceKey  the publishing system's name in lower case, or {@code null}
  * @param metaData   the event's metadata, never {@code null}
+ * @param timeStampMillis the event's timeStamp, in milliseconds since the epoch
  * @param json       the JSON of the delivered event with id 0, which starts with {@link #ID_ZERO}; the
  *                   hub copies what follows that prefix behind the real id
  */
@@ -19,6 +20,7 @@ public record IncomingEvent(
         String topicKey,
         String sourceKey,
         Map<String, String> metaData,
+        long timeStampMillis,
         byte[] json) {
 
     /** How the JSON of an event with id 0 starts. */

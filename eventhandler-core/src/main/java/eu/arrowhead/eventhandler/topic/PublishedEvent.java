@@ -50,6 +50,11 @@ public final class PublishedEvent {
         return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), frame);
     }
 
+    /** An event read back from the event store, for a replay; it counts to no topic. */
+    public static PublishedEvent logged(long id, IncomingEvent event) {
+        return encode(id, event, null);
+    }
+
     /** A frame that carries no event: an SSE comment or a notice, counted to no topic. */
     public static PublishedEvent control(String frameText) {
         return new PublishedEvent(0, null, null, Map.of(), frameText.getBytes(StandardCharsets.UTF_8));

@@ -69,6 +69,8 @@ public final class SseStream implements AutoCloseable {
         return response;
     }
 
+    private volatile String lastEventId;
+
     private void read() {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
             String id = null;
@@ -77,6 +79,9 @@ public final class SseStream implements AutoCloseable {
             String comment = null;
             for (String line; (line = in.readLine()) != null; ) {
                 if (line.isEmpty()) {
+                    if (id != null) {
+                        lastEventId = id;
+                    }
                     if (comment != null || data != null) {
                         frames.add(new Frame(id, event, data == null ? null : data.toString(),
                                 data == null ? comment : null, System.nanoTime()));
@@ -105,6 +110,14 @@ public final class SseStream implements AutoCloseable {
         } finally {
             frames.add(END);
         }
+    }
+
+    /**
+     * The last {@code id} the stream has set, as a browser's EventSource keeps it: also set by frames that
+     * carry no event, such as the opening one and the one that ends a page of the event log.
+     */
+    public String lastEventId() {
+        return lastEventId;
     }
 
     /** The next frame of any kind, or null if none arrives in time; throws if the stream ended. */

@@ -48,12 +48,16 @@ public final class TestServer implements AutoCloseable {
         this.server = server;
     }
 
-    /** Starts a server with the defaults but port 0, then {@code keyValues} (key, value, key, value...). */
+    /**
+     * Starts a server with the defaults but port 0 and no event store (the store's tests give theirs), then
+     * {@code keyValues} (key, value, key, value...).
+     */
     public static TestServer start(String... keyValues) {
         Map<String, String> overrides = new HashMap<>();
         overrides.put("server.host", "127.0.0.1");
         overrides.put("server.port", "0");
         overrides.put("server.shutdown-grace-seconds", "2");
+        overrides.put("store.mode", "off");
         for (int i = 0; i < keyValues.length; i += 2) {
             overrides.put(keyValues[i], keyValues[i + 1]);
         }

@@ -1,0 +1,260 @@
+package eu.arrowhead.eventhandler.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.hibernate.Session;
+import org.hibernate.SessionFactory;
+import org.hibernate.boot.MetadataSources;
+import org.hibernate.boot.registry.StandardServiceRegistry;
+import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
+import org.hibernate.cfg.AvailableSettings;
+import org.hibernate.query.SelectionQuery;
+
+/**
+ * The log's tables, through Hibernate ORM over a HikariCP pool: every statement the store runs, each in its
+ * own transaction. Blocking; thread-safe.
+ *
+ * <p>Performance: ids are assigned by the hub, so Hibernate batches the inserts of a transaction into JDBC
+ * batches ({@value #JDBC_BATCH} rows a round trip), and MySQL Connector/J rewrites each batch into one
+ * multi-row INSERT ({@code rewriteBatchedStatements}). Reads are plain queries on the primary key or the
+ * {@code (topic_key, id)} index.
+ */
+final class EventDatabase implements AutoCloseable {
+    private static final int JDBC_BATCH = 100;
+    /** Rows deleted per retention transaction, so that retention never holds long locks. */
+    private static final int DELETE_CHUNK_IDS = 10_000;
+
+    private final HikariDataSource dataSource;
+    private final SessionFactory sessions;
+
+    private EventDatabase(HikariDataSource dataSource, SessionFactory sessions) {
+        this.dataSource = dataSource;
+        this.sessions = sessions;
+    }
+
+    /**
+     * What the log remembers across restarts.
+     *
+     * @param lastId      the last id given out, as far as the log knows
+     * @param cleanStop   the last id at the last clean stop; equal to {@code lastId} if the last run stopped cleanly
+     * @param missingUpTo events with ids up to this are no longer in the log (retention, or dropped)
+     */
+    record State(long lastId, long cleanStop, long missingUpTo) {
+    }
+
+    /** Opens the pool, brings the schema up to date and starts Hibernate. */
+    static EventDatabase open(EventHandlerConfig config) throws SQLException {
+        boolean h2 = config.storeUrl().startsWith("jdbc:h2:");
+        HikariConfig pool = new HikariConfig();
+        pool.setPoolName("eh-store");
+        pool.setJdbcUrl(config.storeUrl());
+        pool.setUsername(config.storeUser());
+        pool.setPassword(config.storePassword());
+        pool.setMaximumPoolSize(config.storePoolSize());
+        pool.setMinimumIdle(1);
+        pool.setAutoCommit(false);
+        pool.setConnectionTimeout(config.storeTimeout().toMillis());
+        pool.setValidationTimeout(Math.min(config.storeTimeout().toMillis(), 5_000));
+        if (!h2) {
+            pool.addDataSourceProperty("rewriteBatchedStatements", "true");
+            pool.addDataSourceProperty("cachePrepStmts", "true");
+            pool.addDataSourceProperty("connectTimeout", String.valueOf(config.storeTimeout().toMillis()));
+            pool.addDataSourceProperty("socketTimeout", String.valueOf(config.storeTimeout().toMillis()));
+        }
+        HikariDataSource dataSource = new HikariDataSource(pool);
+        try {
+            SchemaMigrations.migrate(dataSource, h2 ? "h2" : "mysql");
+            if (h2) {
+                // H2 writes commits to its file in the background, half a second later by default; in sync
+                // mode a 200 promises the event survives a crash of the process, so commits are written at once.
+                execute(dataSource, "SET WRITE_DELAY " + (config.storeMode() == EventHandlerConfig.StoreMode.SYNC ? 0 : 500));
+            }
+            return new EventDatabase(dataSource, sessionFactory(dataSource, h2));
+        } catch (SQLException | RuntimeException e) {
+            dataSource.close();
+            throw e;
+        }
+    }
+
+    private static SessionFactory sessionFactory(HikariDataSource dataSource, boolean h2) {
+        Map<String, Object> settings = new HashMap<>();
+        settings.put(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource);
+        settings.put(AvailableSettings.DIALECT, h2 ? "org.hibernate.dialect.H2Dialect" : "org.hibernate.dialect.MySQLDialect");
+        // The dialect is given, so Hibernate need not ask the database at boot: a faster start.
+        settings.put(AvailableSettings.ALLOW_METADATA_ON_BOOT, false);
+        settings.put(AvailableSettings.HBM2DDL_AUTO, "none");
+        settings.put(AvailableSettings.STATEMENT_BATCH_SIZE, JDBC_BATCH);
+        settings.put(AvailableSettings.CONNECTION_PROVIDER_DISABLES_AUTOCOMMIT, true);
+        settings.put(AvailableSettings.XML_MAPPING_ENABLED, false);
+        settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, false);
+        StandardServiceRegistry registry = new StandardServiceRegistryBuilder().applySettings(settings).build();
+        try {
+            return new MetadataSources(registry)
+                    .addAnnotatedClass(EventRecord.class)
+                    .addAnnotatedClass(StateRecord.class)
+                    .buildMetadata()
+                    .buildSessionFactory();
+        } catch (RuntimeException e) {
+            StandardServiceRegistryBuilder.destroy(registry);
+            throw e;
+        }
+    }
+
+    private static void execute(HikariDataSource dataSource, String sql) throws SQLException {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.execute(sql);
+            connection.commit();
+        }
+    }
+
+    State state() {
+        return sessions.fromTransaction(session -> {
+            Map<String, Long> values = new HashMap<>();
+            session.createSelectionQuery("from StateRecord", StateRecord.class).getResultList()
+                    .forEach(row -> values.put(row.name(), row.value()));
+            Long maxId = session.createSelectionQuery("select max(e.id) from EventRecord e", Long.class)
+                    .getSingleResult();
+            long lastId = Math.max(values.getOrDefault(StateRecord.LAST_ID, 0L), maxId == null ? 0 : maxId);
+            return new State(lastId, values.getOrDefault(StateRecord.CLEAN_STOP, -1L),
+                    values.getOrDefault(StateRecord.MISSING_UP_TO, 0L));
+        });
+    }
+
+    /** Sets named state values in one transaction. */
+    void setState(Map<String, Long> values) {
+        sessions.inTransaction(session -> values.forEach((name, value) ->
+                session.createMutationQuery("update StateRecord s set s.value = :value where s.name = :name")
+                        .setParameter("value", value).setParameter("name", name).executeUpdate()));
+    }
+
+    /** Inserts the events and records the last id and the missing bound, all in one transaction. */
+    void write(List<EventRecord> records, long lastId, long missingUpTo) {
+        sessions.inTransaction(session -> {
+            records.forEach(session::persist);
+            session.flush();
+            session.createMutationQuery("update StateRecord s set s.value = :lastId where s.name = :name")
+                    .setParameter("lastId", lastId).setParameter("name", StateRecord.LAST_ID).executeUpdate();
+            raiseMissingUpTo(session, missingUpTo);
+        });
+    }
+
+    /** Retention and the writer both raise the bound; neither may lower what the other set. */
+    private static void raiseMissingUpTo(Session session, long missingUpTo) {
+        if (missingUpTo > 0) {
+            session.createMutationQuery("update StateRecord s set s.value = :upTo where s.name = :name"
+                            + " and s.value < :upTo")
+                    .setParameter("upTo", missingUpTo).setParameter("name", StateRecord.MISSING_UP_TO)
+                    .executeUpdate();
+        }
+    }
+
+    /** Events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first. */
+    List<EventRecord> read(long afterId, long upToId, Collection<String> topicKeys, int maxEvents) {
+        return sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                        "from EventRecord e where e.id > :after and e.id <= :upTo and e.topicKey in (:topics)"
+                                + " order by e.id", EventRecord.class)
+                .setParameter("after", afterId).setParameter("upTo", upToId)
+                .setParameterList("topics", topicKeys)
+                .setMaxResults(maxEvents)
+                .getResultList());
+    }
+
+    /**
+     * A page of the log for {@code mgmt/events}.
+     *
+     * @param topicKeys empty for every topic
+     * @param fromMillis, toMillis an inclusive range of timeStamps; {@code null} for no bound
+     */
+    List<EventRecord> query(Collection<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int maxEvents) {
+        StringBuilder hql = new StringBuilder("from EventRecord e where e.id > :after");
+        if (!topicKeys.isEmpty()) {
+            hql.append(" and e.topicKey in (:topics)");
+        }
+        if (fromMillis != null) {
+            hql.append(" and e.timeStampMillis >= :from");
+        }
+        if (toMillis != null) {
+            hql.append(" and e.timeStampMillis <= :to");
+        }
+        hql.append(" order by e.id");
+        return sessions.fromStatelessTransaction(session -> {
+            SelectionQuery<EventRecord> query = session.createSelectionQuery(hql.toString(), EventRecord.class)
+                    .setParameter("after", afterId).setMaxResults(maxEvents);
+            if (!topicKeys.isEmpty()) {
+                query.setParameterList("topics", topicKeys);
+            }
+            if (fromMillis != null) {
+                query.setParameter("from", fromMillis);
+            }
+            if (toMillis != null) {
+                query.setParameter("to", toMillis);
+            }
+            return query.getResultList();
+        });
+    }
+
+    /** The id of the newest event with a timeStamp before {@code cutoffMillis}, or 0. */
+    long lastIdBefore(long cutoffMillis) {
+        Long id = sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                        "select max(e.id) from EventRecord e where e.timeStampMillis < :cutoff", Long.class)
+                .setParameter("cutoff", cutoffMillis).getSingleResult());
+        return id == null ? 0 : id;
+    }
+
+    /** The id of the event with {@code newer} events after it, or 0 if there are not that many. */
+    long idBeforeNewest(long newer) {
+        List<Long> ids = sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                        "select e.id from EventRecord e order by e.id desc", Long.class)
+                .setFirstResult((int) Math.min(newer, Integer.MAX_VALUE)).setMaxResults(1).getResultList());
+        return ids.isEmpty() ? 0 : ids.get(0);
+    }
+
+    /**
+     * Deletes every event with an id up to {@code upToId}, a chunk per transaction, and records the bound.
+     *
+     * @return the events deleted
+     */
+    long deleteUpTo(long upToId) {
+        long deleted = 0;
+        while (true) {
+            Long oldest = sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                    "select min(e.id) from EventRecord e", Long.class).getSingleResult());
+            if (oldest == null || oldest > upToId) {
+                return deleted;
+            }
+            long chunkEnd = Math.min(upToId, oldest + DELETE_CHUNK_IDS);
+            deleted += sessions.fromTransaction(session -> {
+                int rows = session.createMutationQuery("delete from EventRecord e where e.id <= :upTo")
+                        .setParameter("upTo", chunkEnd).executeUpdate();
+                raiseMissingUpTo(session, chunkEnd);
+                return rows;
+            });
+        }
+    }
+
+    /** Whether the database answers now. */
+    boolean reachable() {
+        try (Connection connection = dataSource.getConnection()) {
+            return connection.isValid((int) Math.max(1, dataSource.getValidationTimeout() / 1000));
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            sessions.close();
+        } finally {
+            dataSource.close();
+        }
+    }
+}

@@ -1,0 +1,33 @@
+package eu.arrowhead.eventhandler.store;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+
+/** A named number the log keeps across restarts and retention (see {@link EventDatabase.State}). */
+@Entity
+@Table(name = "eh_state")
+class StateRecord {
+    static final String LAST_ID = "last_id";
+    static final String CLEAN_STOP = "clean_stop";
+    static final String MISSING_UP_TO = "missing_up_to";
+
+    @Id
+    @Column(name = "name")
+    private String name;
+
+    @Column(name = "state_value", nullable = false)
+    private long value;
+
+    protected StateRecord() {
+    }
+
+    String name() {
+        return name;
+    }
+
+    long value() {
+        return value;
+    }
+}

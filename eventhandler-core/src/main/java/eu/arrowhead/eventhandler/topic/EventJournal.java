@@ -1,0 +1,87 @@
+package eu.arrowhead.eventhandler.topic;
+
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Where the hub hands every event once it has its id: the event store, or nowhere ({@link #NONE}). The
+ * hub calls {@link #append} under its lock, so the journal receives events in id order.
+ */
+public interface EventJournal {
+
+    /** The journal of {@code store.mode=off}: keeps nothing, so resuming ends at the replay windows. */
+    EventJournal NONE = new EventJournal() {
+        @Override
+        public long lastId() {
+            return 0;
+        }
+
+        @Override
+        public boolean durable() {
+            return false;
+        }
+
+        @Override
+        public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
+            return COMMITTED;
+        }
+
+        @Override
+        public boolean replays() {
+            return false;
+        }
+
+        @Override
+        public LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter,
+                            int maxEvents) {
+            throw new HubUnavailableException("the event store is off (store.mode=off)");
+        }
+    };
+
+    /** A future that is already complete: what a journal that does not wait for commits returns. */
+    CompletableFuture<Void> COMMITTED = CompletableFuture.completedFuture(null);
+
+    /** The last id given out before this start: the sequence goes on after it. */
+    long lastId();
+
+    /**
+     * Whether events reach subscribers only once committed ({@code store.mode=sync}). Then the hub passes
+     * the delivery as {@code afterCommit} to {@link #append}; otherwise it delivers at once.
+     */
+    boolean durable();
+
+    /**
+     * Takes events that have just been given consecutive ids. Called under the hub's lock, in id order:
+     * it must not block.
+     *
+     * @param afterCommit for a durable journal, run once the events are committed, before the returned
+     *                    future completes, in id order with every other append; {@code null} otherwise
+     * @return completes when the events are committed (a durable journal) or at once; fails with
+     *         {@link HubUnavailableException} when they cannot be
+     */
+    CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit);
+
+    /** Whether {@link #read} can serve events older than the replay windows hold. */
+    boolean replays();
+
+    /**
+     * Reads logged events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first, at most
+     * {@code maxEvents} of them before the filter. Blocks on the database: never call it on a selector thread.
+     *
+     * @throws HubUnavailableException if the log cannot be read now
+     */
+    LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents);
+
+    /**
+     * A slice of the log.
+     *
+     * @param events      the events that passed the filter, oldest first
+     * @param missingUpTo events with ids up to this are no longer in the log (retention, or dropped while
+     *                    the database was down); 0 if none are missing
+     * @param complete    whether the page reaches {@code upToId}; if not, it ends at {@code lastReadId}
+     * @param lastReadId  the id of the last event read, filtered out or not
+     */
+    record LogPage(List<PublishedEvent> events, long missingUpTo, boolean complete, long lastReadId) {
+    }
+}

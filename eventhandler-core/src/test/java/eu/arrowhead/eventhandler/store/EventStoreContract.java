@@ -1,0 +1,417 @@
+package eu.arrowhead.eventhandler.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.SseStream;
+import eu.arrowhead.eventhandler.testing.SseStream.Frame;
+import eu.arrowhead.eventhandler.testing.TcpProxy;
+import eu.arrowhead.eventhandler.testing.TestServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The event store's behaviour, run against each real database by a subclass: the same suite for the
+ * embedded H2 default and for MariaDB/MySQL.
+ */
+abstract class EventStoreContract {
+    static final Duration WAIT = Duration.ofSeconds(30);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private TestDatabase database;
+
+    abstract TestDatabase openDatabase();
+
+    @BeforeEach
+    void openTheDatabase() {
+        database = openDatabase();
+    }
+
+    @AfterEach
+    void closeTheDatabase() {
+        database.close();
+    }
+
+    private TestServer start(String... keyValues) {
+        return start(database.settings(), keyValues);
+    }
+
+    private static TestServer start(Map<String, String> store, String... keyValues) {
+        Map<String, String> settings = new HashMap<>(store);
+        settings.put("store.mode", "async");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
+        List<String> flat = new ArrayList<>();
+        settings.forEach((key, value) -> {
+            flat.add(key);
+            flat.add(value);
+        });
+        return TestServer.start(flat.toArray(String[]::new));
+    }
+
+    @Test
+    void theSequenceContinuesAfterAGracefulRestart() throws Exception {
+        try (TestServer server = start()) {
+            for (int i = 1; i <= 10; i++) {
+                assertEquals(i, server.publish("counter", "n" + i));
+            }
+        }
+        try (TestServer server = start()) {
+            assertEquals(11, server.publish("counter", "n11"));
+            Await.until("11 events in the log", WAIT, () -> logged(server, "").size() == 11);
+        }
+    }
+
+    @Test
+    void theLogHoldsEveryEventExactlyAsDelivered() throws Exception {
+        try (TestServer server = start();
+             SseStream stream = server.subscribe("?eventType=logged&eventType=other")) {
+            for (int i = 0; i < 100; i++) {
+                publish(server, "{\"eventType\":\"logged\",\"payload\":\"p" + i + " \\u00e9\\\"q\\\"\","
+                        + "\"metaData\":{\"unit\":\"c\"},\"source\":{\"systemName\":\"sensor-" + (i % 3) + "\"}}");
+            }
+            Reply batch = server.post("/eventhandler/publish/batch", "[{\"eventType\":\"Other\",\"payload\":\"x\"},"
+                    + "{\"eventType\":\"logged\",\"payload\":\"y\"}]");
+            assertEquals(200, batch.statusCode(), batch.body());
+            List<Frame> delivered = stream.events(102, WAIT);
+            Await.until("102 events in the log", WAIT, () -> logged(server, "").size() == 102);
+            List<JsonNode> log = logged(server, "");
+            for (int i = 0; i < delivered.size(); i++) {
+                assertEquals(JSON.readTree(delivered.get(i).data()), log.get(i), "event " + i);
+            }
+        }
+    }
+
+    @Test
+    void aResumeFromBeforeTheWindowIsServedFromTheStoreThenLive() throws Exception {
+        try (TestServer server = start("replay.window-events", "5")) {
+            List<Long> wanted = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                long id = server.publish(i % 2 == 0 ? "wanted" : "unwanted", "e" + i);
+                if (i % 2 == 0 && id > 2) {
+                    wanted.add(id);
+                }
+            }
+            try (SseStream stream = server.subscribe("?eventType=wanted", "Last-Event-ID", "2")) {
+                List<Frame> replayed = stream.events(wanted.size(), WAIT);
+                for (int i = 0; i < wanted.size(); i++) {
+                    assertEquals(Long.toString(wanted.get(i)), replayed.get(i).id());
+                    assertEquals("wanted", replayed.get(i).event(), "no gap notice: nothing is missing");
+                }
+                long live = server.publish("wanted", "live");
+                assertEquals(Long.toString(live), stream.nextEvent(WAIT).id(), "live right after, no duplicate");
+            }
+        }
+    }
+
+    @Test
+    void aResumeFromTheStoreAppliesTheSubscribersFilters() throws Exception {
+        try (TestServer server = start("replay.window-events", "1")) {
+            List<Long> celsius = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                String unit = i % 4 == 0 ? "C" : "F";
+                long id = publish(server, "{\"eventType\":\"temp\",\"payload\":\"" + i + "\",\"metaData\":{\"unit\":\""
+                        + unit + "\"}}");
+                if (unit.equals("C")) {
+                    celsius.add(id);
+                }
+            }
+            try (SseStream stream = server.subscribe("?eventType=temp&meta.unit=c&lastEventId=0")) {
+                List<Frame> replayed = stream.events(celsius.size(), WAIT);
+                for (int i = 0; i < celsius.size(); i++) {
+                    assertEquals(Long.toString(celsius.get(i)), replayed.get(i).id());
+                }
+                publish(server, "{\"eventType\":\"temp\",\"payload\":\"f\",\"metaData\":{\"unit\":\"F\"}}");
+                long live = publish(server, "{\"eventType\":\"temp\",\"payload\":\"c\",\"metaData\":{\"unit\":\"c\"}}");
+                assertEquals(Long.toString(live), stream.nextEvent(WAIT).id());
+            }
+        }
+    }
+
+    @Test
+    void aSubscriberResumesAcrossARestartWithNoGapAndNoDuplicate() throws Exception {
+        try (TestServer server = start()) {
+            for (int i = 1; i <= 20; i++) {
+                server.publish("restart", "e" + i);
+            }
+        }
+        try (TestServer server = start();
+             SseStream stream = server.subscribe("?eventType=restart", "Last-Event-ID", "5")) {
+            List<Frame> replayed = stream.events(15, WAIT);
+            for (int i = 0; i < 15; i++) {
+                assertEquals(Long.toString(6 + i), replayed.get(i).id());
+            }
+            assertEquals(Long.toString(21), Long.toString(server.publish("restart", "e21")));
+            assertEquals("21", stream.nextEvent(WAIT).id());
+        }
+    }
+
+    @Test
+    void aLongCatchUpComesInPagesThatEndTheStream() throws Exception {
+        try (TestServer server = start("replay.window-events", "5", "store.replay-page-events", "10")) {
+            for (int i = 1; i <= 25; i++) {
+                server.publish("paged", "e" + i);
+            }
+            List<String> ids = new ArrayList<>();
+            String resumeFrom = "0";
+            for (int page = 0; page < 2; page++) {
+                try (SseStream stream = server.subscribe("?eventType=paged", "Last-Event-ID", resumeFrom)) {
+                    stream.events(10, WAIT).forEach(frame -> ids.add(frame.id()));
+                    stream.awaitEnd(WAIT);
+                    assertTrue(stream.endedCleanly(), "a page ends the stream cleanly");
+                    resumeFrom = stream.lastEventId();
+                }
+            }
+            assertEquals("20", resumeFrom);
+            try (SseStream stream = server.subscribe("?eventType=paged", "Last-Event-ID", resumeFrom)) {
+                stream.events(5, WAIT).forEach(frame -> ids.add(frame.id()));
+                long live = server.publish("paged", "live");
+                ids.add(stream.nextEvent(WAIT).id());
+                assertEquals(Long.toString(live), ids.get(ids.size() - 1));
+            }
+            for (int i = 0; i < 26; i++) {
+                assertEquals(Long.toString(i + 1), ids.get(i));
+            }
+        }
+    }
+
+    @Test
+    void inSyncModeA200MeansTheEventIsInTheLog() throws Exception {
+        ExecutorService publishers = Executors.newFixedThreadPool(4);
+        try (TestServer server = start("store.mode", "sync");
+             SseStream stream = server.subscribe("?eventType=durable")) {
+            ConcurrentLinkedQueue<Long> acknowledged = new ConcurrentLinkedQueue<>();
+            List<Future<?>> runs = new ArrayList<>();
+            for (int p = 0; p < 4; p++) {
+                runs.add(publishers.submit(() -> {
+                    for (int i = 0; i < 100; i++) {
+                        long id = server.publish("durable", "e" + i);
+                        acknowledged.add(id);
+                    }
+                }));
+            }
+            for (Future<?> run : runs) {
+                run.get();
+            }
+            long id = server.publish("durable", "checked");
+            JsonNode first = JSON.readTree(server.get("/eventhandler/mgmt/events?afterId=" + (id - 1) + "&limit=1").body());
+            assertEquals(id, first.get("data").get(0).get("id").asLong(), "committed before the 200");
+            acknowledged.add(id);
+
+            List<Frame> delivered = stream.events(401, WAIT);
+            long previous = 0;
+            for (Frame frame : delivered) {
+                long next = Long.parseLong(frame.id());
+                assertTrue(next > previous, "delivered in id order");
+                previous = next;
+            }
+            List<Long> logIds = logged(server, "?eventType=durable").stream().map(e -> e.get("id").asLong()).toList();
+            assertEquals(401, logIds.size());
+            assertTrue(logIds.containsAll(acknowledged));
+        } finally {
+            publishers.shutdownNow();
+        }
+    }
+
+    @Test
+    void retentionByCountKeepsTheNewestAndAResumeIsToldWhatIsGone() throws Exception {
+        try (TestServer server = start("store.retention-events", "10", "store.retention-check-seconds", "1",
+                "replay.window-events", "1")) {
+            for (int i = 1; i <= 30; i++) {
+                server.publish("kept", "e" + i);
+            }
+            Await.until("only the newest 10 events in the log", WAIT, () -> {
+                List<JsonNode> log = logged(server, "");
+                return log.size() == 10 && log.get(0).get("id").asLong() == 21;
+            });
+            try (SseStream stream = server.subscribe("?eventType=kept", "Last-Event-ID", "0")) {
+                Frame gap = stream.nextEvent(WAIT);
+                assertEquals(ReplayGap.EVENT_TYPE, gap.event());
+                JsonNode data = JSON.readTree(gap.data());
+                assertEquals(0, data.get("requestedAfterId").asLong());
+                assertEquals(20, data.get("resumedAfterId").asLong());
+                List<Frame> replayed = stream.events(10, WAIT);
+                assertEquals("21", replayed.get(0).id());
+                assertEquals("30", replayed.get(9).id());
+            }
+        }
+    }
+
+    @Test
+    void retentionByAgeDeletesOldEvents() throws Exception {
+        try (TestServer server = start("store.retention-seconds", "60", "store.retention-check-seconds", "1")) {
+            String old = Instant.now().minusSeconds(100).toString();
+            for (int i = 0; i < 5; i++) {
+                publish(server, "{\"eventType\":\"aged\",\"payload\":\"old\",\"timeStamp\":\"" + old + "\"}");
+            }
+            for (int i = 0; i < 5; i++) {
+                server.publish("aged", "new");
+            }
+            Await.until("the old events deleted", WAIT, () -> logged(server, "").size() == 5);
+            logged(server, "").forEach(event -> assertEquals("new", event.get("payload").asText()));
+        }
+    }
+
+    @Test
+    void theLogCanBeQueriedByTypeTimeAndPage() throws Exception {
+        try (TestServer server = start()) {
+            Instant before = Instant.now().minusSeconds(1);
+            for (int i = 0; i < 30; i++) {
+                server.publish(i % 3 == 0 ? "Alarm" : "reading", "e" + i);
+            }
+            Instant after = Instant.now().plusSeconds(1);
+            Await.until("30 events in the log", WAIT, () -> logged(server, "").size() == 30);
+
+            assertEquals(10, logged(server, "?eventType=alarm").size(), "types match case-insensitively");
+            assertEquals(30, logged(server, "?eventType=ALARM&eventType=reading").size());
+            assertEquals(30, logged(server, "?from=" + before + "&to=" + after).size());
+            assertEquals(0, logged(server, "?from=" + after).size());
+
+            JsonNode page = JSON.readTree(server.get("/eventhandler/mgmt/events?afterId=5&limit=7").body());
+            assertEquals(7, page.get("count").asInt());
+            assertEquals(6, page.get("data").get(0).get("id").asLong());
+            assertEquals(12, page.get("nextAfterId").asLong());
+            JsonNode last = JSON.readTree(server.get("/eventhandler/mgmt/events?afterId=25&limit=7").body());
+            assertEquals(5, last.get("count").asInt());
+            assertNull(last.get("nextAfterId"), "the last page says there is no more");
+
+            for (String bad : List.of("?limit=0", "?limit=100000", "?afterId=-1", "?afterId=x", "?from=yesterday",
+                    "?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z", "?eventType=bad%0Atype", "?colour=red",
+                    "?limit=1&limit=2")) {
+                Reply reply = server.get("/eventhandler/mgmt/events" + bad);
+                assertEquals(400, reply.statusCode(), bad + ": " + reply.body());
+                assertTrue(reply.body().contains("\"errorMessage\""), bad);
+            }
+        }
+    }
+
+    @Test
+    void healthAndMetricsReportTheStore() throws Exception {
+        try (TestServer server = start()) {
+            server.publish("healthy", "e");
+            Await.until("the event written", WAIT, () -> server.metric("eventhandler_store_written_events_total") == 1);
+            Reply health = server.get("/eventhandler/mgmt/health");
+            assertEquals(200, health.statusCode());
+            JsonNode body = JSON.readTree(health.body());
+            assertEquals("UP", body.get("status").asText());
+            assertEquals("async", body.get("store").get("mode").asText());
+            assertEquals(1, body.get("store").get("lastLoggedId").asLong());
+            assertEquals(1, server.metric("eventhandler_store_up"));
+        }
+    }
+
+    @Test
+    void aDatabaseOutageDoesNotStopLiveDeliveryAndTheLogCatchesUp() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(database.host(), database.port());
+             TestServer server = start(database.settingsVia(proxy.port()), "store.timeout-seconds", "2");
+             SseStream stream = server.subscribe("?eventType=outage")) {
+            for (int i = 0; i < 10; i++) {
+                server.publish("outage", "before");
+            }
+            stream.events(10, WAIT);
+            Await.until("10 events in the log", WAIT, () -> logged(server, "").size() == 10);
+
+            proxy.cut();
+            for (int i = 0; i < 20; i++) {
+                server.publish("outage", "during");
+            }
+            List<Frame> live = stream.events(20, WAIT);
+            assertEquals("30", live.get(19).id(), "live delivery goes on without the database");
+            Await.until("the health endpoint reports the outage", WAIT,
+                    () -> server.get("/eventhandler/mgmt/health").statusCode() == 503);
+            assertEquals(0, server.metric("eventhandler_store_up"));
+            JsonNode health = JSON.readTree(server.get("/eventhandler/mgmt/health").body());
+            assertEquals("DEGRADED", health.get("status").asText());
+            assertEquals(20, health.get("store").get("bufferedEvents").asLong());
+
+            proxy.restore();
+            Await.until("the log caught up", WAIT, () -> server.get("/eventhandler/mgmt/health").statusCode() == 200
+                    && logged(server, "").size() == 30);
+            assertEquals(0, server.metric("eventhandler_store_dropped_events_total"));
+        }
+    }
+
+    @Test
+    void inSyncModeAPublishGets503WhileTheDatabaseIsDown() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(database.host(), database.port());
+             TestServer server = start(database.settingsVia(proxy.port()), "store.mode", "sync",
+                     "store.timeout-seconds", "2", "store.sync-timeout-seconds", "4");
+             SseStream stream = server.subscribe("?eventType=refused")) {
+            long before = server.publish("refused", "before");
+            proxy.cut();
+            long start = System.nanoTime();
+            Reply refused = server.post("/eventhandler/publish", "{\"eventType\":\"refused\",\"payload\":\"x\"}");
+            assertEquals(503, refused.statusCode(), refused.body());
+            assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofSeconds(6)) < 0,
+                    "refused within the sync timeout, not hung");
+            assertFalse(refused.header("Retry-After").isEmpty());
+
+            proxy.restore();
+            long[] after = new long[1];
+            Await.until("publishing works again", WAIT, () -> {
+                Reply reply = server.post("/eventhandler/publish", "{\"eventType\":\"refused\",\"payload\":\"after\"}");
+                if (reply.statusCode() == 200) {
+                    after[0] = Long.parseLong(reply.body().replaceAll("\\D", ""));
+                    return true;
+                }
+                return false;
+            });
+            assertEquals(Long.toString(before), stream.nextEvent(WAIT).id());
+            Frame next = stream.nextEvent(WAIT);
+            assertEquals(Long.toString(after[0]), next.id(), "a refused event is never delivered");
+            assertEquals("after", JSON.readTree(next.data()).get("payload").asText());
+        }
+    }
+
+    private static long publish(TestServer server, String json) {
+        Reply reply = server.post("/eventhandler/publish", json);
+        if (reply.statusCode() != 200) {
+            throw new AssertionError("publish answered " + reply.statusCode() + ": " + reply.body());
+        }
+        return Long.parseLong(reply.body().replaceAll("\\D", ""));
+    }
+
+    /** Every event the log holds for the query, following the pages. */
+    static List<JsonNode> logged(TestServer server, String query) {
+        List<JsonNode> events = new ArrayList<>();
+        String separator = query.isEmpty() ? "?" : "&";
+        long afterId = 0;
+        while (true) {
+            Reply reply = server.get("/eventhandler/mgmt/events" + query + separator + "afterId=" + afterId);
+            if (reply.statusCode() != 200) {
+                throw new AssertionError("mgmt/events answered " + reply.statusCode() + ": " + reply.body());
+            }
+            try {
+                JsonNode page = JSON.readTree(reply.body());
+                page.get("data").forEach(events::add);
+                if (page.get("nextAfterId") == null) {
+                    return events;
+                }
+                afterId = page.get("nextAfterId").asLong();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

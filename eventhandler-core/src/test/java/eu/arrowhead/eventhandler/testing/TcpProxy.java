@@ -1,0 +1,115 @@
+package eu.arrowhead.eventhandler.testing;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP forwarder on a loopback port that a test can cut and restore: how the tests take a real database
+ * away from the server (an outage) and give it back, without stopping the database itself.
+ */
+public final class TcpProxy implements AutoCloseable {
+    private final int port;
+    private final InetSocketAddress target;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private volatile ServerSocket listener;
+
+    public TcpProxy(String targetHost, int targetPort) {
+        this.target = new InetSocketAddress(targetHost, targetPort);
+        this.port = TestServer.freePort();
+        restore();
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** Closes every forwarded connection and refuses new ones: the target seems down. */
+    public void cut() {
+        try {
+            listener.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
+        sockets.forEach(TcpProxy::closeQuietly);
+        sockets.clear();
+    }
+
+    /** Accepts and forwards connections again, on the same port. */
+    public void restore() {
+        try {
+            ServerSocket socket = new ServerSocket();
+            socket.setReuseAddress(true);
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            listener = socket;
+            Thread acceptor = new Thread(() -> accept(socket), "tcp-proxy-" + port);
+            acceptor.setDaemon(true);
+            acceptor.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void accept(ServerSocket socket) {
+        while (!socket.isClosed()) {
+            try {
+                Socket client = socket.accept();
+                Socket server = new Socket();
+                sockets.add(client);
+                sockets.add(server);
+                try {
+                    server.connect(target, 5_000);
+                } catch (IOException e) {
+                    closeQuietly(client);
+                    closeQuietly(server);
+                    continue;
+                }
+                pump(client, server);
+                pump(server, client);
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[16 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException e) {
+                // one side went away: close both below
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+                sockets.remove(from);
+                sockets.remove(to);
+            }
+        }, "tcp-proxy-pump");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException e) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() {
+        cut();
+    }
+}
