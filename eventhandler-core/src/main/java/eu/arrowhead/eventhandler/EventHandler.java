@@ -42,8 +42,7 @@ public final class EventHandler {
         try {
             server = EventHandlerServer.start(config);
         } catch (IOException | RuntimeException e) {
-            LOG.error("not started: cannot listen on {}:{}: {}", config.serverHost(), config.serverPort(),
-                    e.toString());
+            LOG.error("not started: {}", e instanceof IOException ? e.getMessage() : e.toString());
             System.exit(1);
             return;
         }

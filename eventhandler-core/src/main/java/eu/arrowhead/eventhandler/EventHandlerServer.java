@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -196,7 +197,12 @@ public final class EventHandlerServer implements AutoCloseable {
         // streams and waits for admitted requests itself.
         http.getServerConfiguration().setGracefulShutdownSupported(false);
         try {
-            http.start();
+            try {
+                http.start();
+            } catch (IOException e) {
+                throw new IOException("cannot listen on " + config.serverHost() + ":" + config.serverPort() + ": "
+                        + e.getMessage(), e);
+            }
         } catch (IOException | RuntimeException e) {
             http.shutdownNow();
             workers.shutdownNow();
@@ -250,7 +256,7 @@ public final class EventHandlerServer implements AutoCloseable {
             http.getListener(LISTENER).getTransport().unbindAll();
             // First the store: in sync mode its commits deliver events, which the streams then drain.
             boolean stored = store == null || store.drain(config.shutdownGrace());
-            clean = stored & supervisor.shutdown(java.time.Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
+            clean = stored & supervisor.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                     & front.awaitIdle(Math.max(0, deadline - System.nanoTime()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

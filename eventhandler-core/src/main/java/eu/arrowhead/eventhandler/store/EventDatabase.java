@@ -69,7 +69,13 @@ final class EventDatabase implements AutoCloseable {
             pool.addDataSourceProperty("connectTimeout", String.valueOf(config.storeTimeout().toMillis()));
             pool.addDataSourceProperty("socketTimeout", String.valueOf(config.storeTimeout().toMillis()));
         }
-        HikariDataSource dataSource = new HikariDataSource(pool);
+        HikariDataSource dataSource;
+        try {
+            dataSource = new HikariDataSource(pool);
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new SQLException("cannot connect: " + cause.getMessage().lines().findFirst().orElse(""), e);
+        }
         try {
             SchemaMigrations.migrate(dataSource, h2 ? "h2" : "mysql");
             if (h2) {

@@ -8,16 +8,18 @@ import java.sql.Statement;
 import java.util.Map;
 
 /**
- * The MariaDB or MySQL server named by the system property {@value #URL_PROPERTY} (CI sets it to
- * {@code jdbc:mysql://127.0.0.1:3306/test}), user from {@value #USER_PROPERTY} (default root) with an empty
- * password. Each test starts with the log's tables dropped.
+ * The MariaDB or MySQL server named by the environment variable {@value #URL_VARIABLE} ({@code .ci/run}
+ * sets it to {@code jdbc:mysql://127.0.0.1:3306/test}), user from {@value #USER_VARIABLE} (default root)
+ * with an empty password. Each test starts with the log's tables dropped. An environment variable rather
+ * than a system property, so that plain {@code mvn verify} runs it too and the server processes of the
+ * integration tests see the same setting.
  */
 final class MariaDbDatabase implements TestDatabase {
-    static final String URL_PROPERTY = "eventhandler.test.mysql-url";
-    static final String USER_PROPERTY = "eventhandler.test.mysql-user";
+    static final String URL_VARIABLE = "EVENTHANDLER_TEST_MYSQL_URL";
+    static final String USER_VARIABLE = "EVENTHANDLER_TEST_MYSQL_USER";
 
-    private final String url = System.getProperty(URL_PROPERTY);
-    private final String user = System.getProperty(USER_PROPERTY, "root");
+    private final String url = System.getenv(URL_VARIABLE);
+    private final String user = System.getenv().getOrDefault(USER_VARIABLE, "root");
     private final URI address = URI.create(url.substring("jdbc:".length()));
 
     MariaDbDatabase() {

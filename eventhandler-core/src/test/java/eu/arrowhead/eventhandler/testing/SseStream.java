@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -42,12 +44,17 @@ public final class SseStream implements AutoCloseable {
     }
 
     static SseStream open(TestServer server, String query, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(server.uri("/eventhandler/events" + query)).GET();
+        return open(server.streamClient(), server.uri("/eventhandler/events" + query), headers);
+    }
+
+    /** Opens a stream at {@code uri}; waits until the server's opening comment has arrived. */
+    public static SseStream open(HttpClient client, URI uri, String... headers) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET();
         for (int i = 0; i < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
         }
         try {
-            HttpResponse<InputStream> response = server.streamClient().send(request.build(),
+            HttpResponse<InputStream> response = client.send(request.build(),
                     HttpResponse.BodyHandlers.ofInputStream());
             SseStream stream = new SseStream(response);
             if (response.statusCode() == 200) {
