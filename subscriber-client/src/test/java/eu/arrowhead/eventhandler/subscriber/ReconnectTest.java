@@ -13,14 +13,17 @@ import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.EOFException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.StringJoiner;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The reconnect loop against real failures: a server that drops us, goes away, never was, or goes silent. */
 class ReconnectTest {
@@ -92,6 +95,39 @@ class ReconnectTest {
             }
         } finally {
             first.close(); // nothing left to do unless the test failed before closing it
+        }
+    }
+
+    @Test
+    void acrossAGracefulRestartOfAServerWithAnEventStoreNothingIsLostOrRepeated(@TempDir Path data) throws Exception {
+        String[] store = {"store.mode", "async", "store.url", "jdbc:h2:file:" + data.resolve("log")};
+        Recorder recorder = new Recorder();
+        TestServer first = TestServer.start(store);
+        List<Long> published = new ArrayList<>();
+        try (EventSubscriber subscriber = recorder.builder(first.server().baseUri()).subscribe()) {
+            int port = first.port();
+            recorder.awaitConnects(1);
+            for (int i = 0; i < 50; i++) {
+                published.add(first.publish("temperature", "before-" + i));
+            }
+            first.close();
+
+            String[] samePort = Arrays.copyOf(store, store.length + 2);
+            samePort[store.length] = "server.port";
+            samePort[store.length + 1] = Integer.toString(port);
+            try (TestServer second = TestServer.start(samePort)) {
+                // Published whether or not the subscriber has reconnected yet: it must get them either way.
+                for (int i = 0; i < 50; i++) {
+                    published.add(second.publish("temperature", "after-" + i));
+                }
+                recorder.awaitEvents(100);
+                assertEquals(published, recorder.ids());
+                assertEquals(51L, published.get(50), "the sequence goes on after the restart");
+                assertEquals(List.of(), recorder.gaps);
+                assertEquals(published.get(99), subscriber.lastEventId().orElseThrow());
+            }
+        } finally {
+            first.close();
         }
     }
 
