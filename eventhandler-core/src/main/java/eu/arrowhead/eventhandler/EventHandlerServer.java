@@ -65,6 +65,7 @@ public final class EventHandlerServer implements AutoCloseable {
     private static final int JOURNAL_READERS = 2;
     /** Resuming subscribers waiting for a journal reader; more get 503. */
     private static final int JOURNAL_READ_QUEUE = 1024;
+    private static final int DATABASE_TASK_GRACE_SECONDS = 5;
 
     private final EventHandlerConfig config;
     private final HttpServer http;
@@ -268,13 +269,28 @@ public final class EventHandlerServer implements AutoCloseable {
             stopQuietly("supervisor", ticker::shutdownNow);
             stopQuietly("workers", workers::shutdownNow);
             stopQuietly("writers", writers::shutdownNow);
-            stopQuietly("event store readers", journalReaders::shutdownNow);
-            stopQuietly("event store retention", retention::shutdownNow);
+            // Not interrupted while they may be in the database: an interrupt closes an NIO channel under
+            // H2's feet and breaks its file for the rest of the run.
+            stopQuietly("event store readers", () -> finish(journalReaders));
+            stopQuietly("event store retention", () -> finish(retention));
             if (store != null) {
                 stopQuietly("event store", store::close);
             }
         }
         return clean;
+    }
+
+    /** Lets running tasks end, for up to {@value #DATABASE_TASK_GRACE_SECONDS} s, then interrupts them. */
+    private static void finish(ExecutorService pool) {
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(DATABASE_TASK_GRACE_SECONDS, TimeUnit.SECONDS)) {
+                pool.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            pool.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 
     private static void stopQuietly(String what, Runnable stop) {

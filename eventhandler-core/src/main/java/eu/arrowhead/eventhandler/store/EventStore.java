@@ -52,6 +52,7 @@ public final class EventStore implements EventJournal {
      * nobody waits for it, and a sequential publisher at a few thousand events a second then costs a few
      * hundred transactions a second instead of one per event, which leaves the CPU to delivery.
      */
+    private static final long WRITER_STOP_SECONDS = 5;
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final EventDatabase database;
@@ -74,6 +75,8 @@ public final class EventStore implements EventJournal {
     private long committedUpTo;
     private long missingUpTo;
     private boolean stopping;
+    /** Set by {@link #close}: the writer gives up on a database that still fails. */
+    private boolean closing;
     /** Whether events have been dropped since the last successful write; guarded by {@link #lock}. */
     private boolean overflowing;
     private volatile boolean up = true;
@@ -249,6 +252,9 @@ public final class EventStore implements EventJournal {
             try {
                 lock.lockInterruptibly();
                 try {
+                    if (closing) {
+                        return;
+                    }
                     work.await(backoff, TimeUnit.MILLISECONDS);
                 } finally {
                     lock.unlock();
@@ -605,15 +611,20 @@ public final class EventStore implements EventJournal {
         lock.lock();
         try {
             stopping = true;
+            closing = true;
             work.signalAll();
             clean = bufferedEvents == 0 && up;
             lastId = appendedUpTo;
         } finally {
             lock.unlock();
         }
-        writer.interrupt();
         try {
-            writer.join(TimeUnit.SECONDS.toMillis(5));
+            // Not interrupted unless it is stuck: an interrupt during H2's file I/O breaks its file channel.
+            writer.join(TimeUnit.SECONDS.toMillis(WRITER_STOP_SECONDS));
+            if (writer.isAlive()) {
+                writer.interrupt();
+                writer.join(TimeUnit.SECONDS.toMillis(WRITER_STOP_SECONDS));
+            }
             if (clean) {
                 database.setState(Map.of(StateRecord.LAST_ID, lastId, StateRecord.CLEAN_STOP, lastId));
                 LOG.info("event store closed cleanly after id {}", lastId);
