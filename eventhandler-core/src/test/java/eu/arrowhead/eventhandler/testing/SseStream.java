@@ -1,5 +1,8 @@
 package eu.arrowhead.eventhandler.testing;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import eu.arrowhead.eventhandler.api.ReplayGap;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,11 +33,13 @@ public final class SseStream implements AutoCloseable {
     }
 
     private static final Frame END = new Frame(null, null, null, null, 0);
+    private static final ObjectReader GAP_READER = new ObjectMapper().readerFor(ReplayGap.class);
 
     private final HttpResponse<InputStream> response;
     private final BlockingQueue<Frame> frames = new LinkedBlockingQueue<>();
     private final Thread reader;
     private volatile boolean endedCleanly;
+    private volatile String lastEventId;
 
     private SseStream(HttpResponse<InputStream> response) {
         this.response = response;
@@ -75,8 +80,6 @@ public final class SseStream implements AutoCloseable {
     public HttpResponse<InputStream> response() {
         return response;
     }
-
-    private volatile String lastEventId;
 
     private void read() {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
@@ -149,6 +152,22 @@ public final class SseStream implements AutoCloseable {
             if (!frame.isComment()) {
                 return frame;
             }
+        }
+    }
+
+    /**
+     * The next event, which must be a replay-gap notice (with no id: a notice must not move the client's last
+     * event id); returns what it says.
+     */
+    public ReplayGap nextGapNotice(Duration timeout) throws InterruptedException {
+        Frame notice = nextEvent(timeout);
+        if (!ReplayGap.EVENT_TYPE.equals(notice.event()) || notice.id() != null) {
+            throw new AssertionError("expected a replay-gap notice without an id, got " + notice);
+        }
+        try {
+            return GAP_READER.readValue(notice.data());
+        } catch (IOException e) {
+            throw new AssertionError("a replay-gap notice that is not a ReplayGap: " + notice.data(), e);
         }
     }
 
