@@ -8,13 +8,15 @@ import java.util.List;
 
 /**
  * The benchmark command:
- * {@code java -jar eventhandler-bench.jar <A|idle> [--events=N] [--target=http://host:port [--pid=N]]
- * [--out=DIR] [--key=value ...]}.
+ * {@code java -jar eventhandler-bench.jar <A|idle|store> [--events=N] [--target=http://host:port [--pid=N]]
+ * [--seconds=N] [--mysql-url=URL] [--mysql-user=USER] [--out=DIR] [--key=value ...]}.
  *
  * <p>Without {@code --target} it starts a server in this JVM on a free port of 127.0.0.1, configured with
- * the packed defaults and the {@code --key=value} overrides. Progress goes to stderr, the result tables to
+ * the packed defaults and the {@code --key=value} overrides; the store scenario starts one such server per
+ * event store configuration, and takes no {@code --target}. Progress goes to stderr, the result tables to
  * stdout, and JSON and CSV copies to {@code --out} (default: {@code results} next to the jar). The exit
- * status is 0 when every event arrived once and in order, 1 when not, 2 when the run itself failed.
+ * status is 0 when every event arrived once and in order (and, in the store scenario, is in the event log),
+ * 1 when not, 2 when the run itself failed.
  */
 public final class Bench {
     private static final int DELIVERY_FAILED = 1;
@@ -52,13 +54,7 @@ public final class Bench {
 
     private static int run(Scenario scenario, BenchOptions options) {
         Instant started = Instant.now();
-        Scenario.Result result;
-        try (Target target = options.target() == null ? InProcessTarget.start(options.overrides())
-                : new RemoteTarget(options.target(), options.pid())) {
-            System.err.println("bench: scenario " + scenario.label() + " against " + target.baseUri()
-                    + (options.target() == null ? " (in-process)" : ""));
-            result = scenario.run(target, options.count().orElse(scenario.defaultCount()));
-        }
+        Scenario.Result result = scenario.run(options, options.count().orElse(scenario.defaultCount()));
         result.tables().forEach(table -> System.out.println(table.render()));
         List<Path> files = ResultWriter.write(options.out(), scenario.label(), started, result.tables());
         files.forEach(file -> System.err.println("bench: wrote " + file));

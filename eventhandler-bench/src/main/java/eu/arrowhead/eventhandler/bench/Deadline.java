@@ -6,7 +6,7 @@ import java.util.function.BooleanSupplier;
 
 /** The time by which something must have happened: every wait of the bench has one, so none can hang. */
 final class Deadline {
-    private static final long POLL_NANOS = 1_000_000;
+    private static final Duration POLL = Duration.ofMillis(1);
 
     private final String what;
     private final Duration timeout;
@@ -47,12 +47,20 @@ final class Deadline {
      * @return whether it held before the deadline
      */
     boolean await(BooleanSupplier condition, Runnable eachPoll) {
+        return await(condition, eachPoll, POLL);
+    }
+
+    /**
+     * Like {@link #await(BooleanSupplier, Runnable)}, checking every {@code poll}: for a condition that costs
+     * the server a request, so that the wait does not load what it waits for.
+     */
+    boolean await(BooleanSupplier condition, Runnable eachPoll, Duration poll) {
         while (!condition.getAsBoolean()) {
             if (passed()) {
                 return false;
             }
             eachPoll.run();
-            LockSupport.parkNanos(POLL_NANOS);
+            LockSupport.parkNanos(poll.toNanos());
             if (Thread.interrupted()) {
                 throw new BenchException("interrupted while waiting for " + what);
             }

@@ -60,6 +60,11 @@ final class DeliveryLog {
         highestId = Math.max(highestId, id);
     }
 
+    /** The ids publish answered, by sequence number; read once the publisher's thread is done. */
+    long[] publishedIds() {
+        return publishedIds.clone();
+    }
+
     /** Events received at least once so far. */
     int delivered() {
         return delivered.get();
@@ -122,6 +127,12 @@ final class DeliveryLog {
 
         boolean clean() {
             return lost() == 0 && duplicated == 0 && outOfOrder == 0 && wrongId == 0;
+        }
+
+        /** What went wrong, for the failure line of a loop that is not {@link #clean}. */
+        String problems() {
+            return lost() + " lost, " + duplicated + " duplicated, " + outOfOrder + " out of order, " + wrongId
+                    + " with another id than publish answered";
         }
     }
 }

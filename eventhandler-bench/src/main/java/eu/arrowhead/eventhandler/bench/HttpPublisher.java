@@ -67,6 +67,15 @@ final class HttpPublisher implements PublishLoop.Publisher {
 
     /** Publishes and returns the id the server gave the event; any answer but 200 is a failure. */
     long publish(byte[] body) {
+        Answer answer = send(body);
+        if (!answer.accepted()) {
+            throw new BenchException("publish was answered " + answer.code() + ": " + answer.refusal());
+        }
+        return answer.id();
+    }
+
+    /** Publishes and returns the server's answer, whatever it is; only no answer at all is a failure. */
+    Answer send(byte[] body) {
         HttpPost post = new HttpPost(publishUri);
         post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
         if (newConnectionPerPublish) {
@@ -77,13 +86,26 @@ final class HttpPublisher implements PublishLoop.Publisher {
                 byte[] answer = response.getEntity() == null ? new byte[0]
                         : EntityUtils.toByteArray(response.getEntity());
                 if (response.getCode() != 200) {
-                    throw new BenchException("publish was answered " + response.getCode() + ": "
-                            + new String(answer, StandardCharsets.UTF_8));
+                    return new Answer(response.getCode(), 0, new String(answer, StandardCharsets.UTF_8));
                 }
-                return JsonMapper.get().readValue(answer, PublishResponse.class).id();
+                return new Answer(200, JsonMapper.get().readValue(answer, PublishResponse.class).id(), null);
             });
         } catch (IOException e) {
             throw new BenchException("publish to " + publishUri + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * The server's answer to one publish.
+     *
+     * @param code    the HTTP status
+     * @param id      the event's id, for a 200
+     * @param refusal the body of any other answer
+     */
+    record Answer(int code, long id, String refusal) {
+
+        boolean accepted() {
+            return code == 200;
         }
     }
 

@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.bench;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Mean, percentiles (nearest rank) and maximum of a set of latencies, in milliseconds to 3 decimals; all
@@ -10,6 +11,11 @@ import java.util.Arrays;
  */
 record LatencyStats(BigDecimal mean, BigDecimal p50, BigDecimal p90, BigDecimal p99, BigDecimal p999,
                     BigDecimal max) {
+
+    /** mean, p50, p90, p99, p99.9 and max: the order of the result tables' latency columns. */
+    List<Object> cells() {
+        return Arrays.asList(mean, p50, p90, p99, p999, max);
+    }
 
     static LatencyStats of(long[] nanos) {
         if (nanos.length == 0) {

@@ -8,15 +8,15 @@ final class Progress {
     private static final long INTERVAL_NANOS = 1_000_000_000L;
 
     private final String label;
-    private final int total;
+    private final long total;
     private long nextPrint = System.nanoTime() + INTERVAL_NANOS;
 
-    Progress(String label, int total) {
+    Progress(String label, long total) {
         this.label = label;
         this.total = total;
     }
 
-    void update(int done) {
+    void update(long done) {
         long now = System.nanoTime();
         if (now - nextPrint >= 0) {
             System.err.println(label + ": " + done + " / " + total);

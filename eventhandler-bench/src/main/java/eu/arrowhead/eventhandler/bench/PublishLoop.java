@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.bench;
 
+import java.math.BigDecimal;
 import java.net.URI;
 import java.time.Duration;
 
@@ -52,11 +53,18 @@ final class PublishLoop {
     }
 
     /**
-     * @param outcome     what became of the measured events
+     * @param outcome      what became of the measured events
      * @param publishNanos from the first measured publish to the 200 of the last
-     * @param wallNanos   from the first measured publish until the last event arrived or was given up
+     * @param wallNanos    from the first measured publish until the last event arrived or was given up
+     * @param publishedIds the id of every event the loop published, warm-up included: each got a 200
      */
-    record Result(String label, DeliveryLog.Outcome outcome, long publishNanos, long wallNanos) {
+    record Result(String label, DeliveryLog.Outcome outcome, long publishNanos, long wallNanos,
+                  long[] publishedIds) {
+
+        /** Measured events published per second, one after another. */
+        BigDecimal publishRate() {
+            return ResultTable.perSecond(outcome.events(), publishNanos);
+        }
     }
 
     Result run() {
@@ -80,7 +88,8 @@ final class PublishLoop {
             awaitDelivery(log, subscriber, total, label);
             end = System.nanoTime();
         }
-        return new Result(label, log.outcome(WARM_UP_EVENTS, total), published - start, end - start);
+        return new Result(label, log.outcome(WARM_UP_EVENTS, total), published - start, end - start,
+                log.publishedIds());
     }
 
     private static void publish(DeliveryLog log, Subscription subscriber, Publisher publisher, int from, int to,

@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.bench;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -20,6 +21,16 @@ record ResultTable(String name, List<String> columns, List<List<Object>> rows) {
             return MISSING;
         }
         return cell instanceof BigDecimal decimal ? decimal.toPlainString() : cell.toString();
+    }
+
+    /** {@code count} per second over {@code nanos}, to 1 decimal. */
+    static BigDecimal perSecond(long count, long nanos) {
+        return BigDecimal.valueOf(count * 1e9 / nanos).setScale(1, RoundingMode.HALF_UP);
+    }
+
+    /** A duration in seconds, to 3 decimals. */
+    static BigDecimal seconds(long nanos) {
+        return BigDecimal.valueOf(nanos / 1e9).setScale(3, RoundingMode.HALF_UP);
     }
 
     /** The table aligned in columns: columns of numbers to the right, the others to the left. */

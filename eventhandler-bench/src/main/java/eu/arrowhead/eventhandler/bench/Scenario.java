@@ -6,8 +6,9 @@ import java.util.Optional;
 
 /** The measurements {@link Bench} can run, by the name the command line gives them. */
 enum Scenario {
-    A("A", 2000, ScenarioA::run),
-    IDLE("idle", 1000, IdleScenario::run);
+    A("A", 2000, onOneServer(ScenarioA::run)),
+    IDLE("idle", 1000, onOneServer(IdleScenario::run)),
+    STORE("store", 2000, StoreScenario::run);
 
     private final String label;
     private final int defaultCount;
@@ -33,20 +34,41 @@ enum Scenario {
         return defaultCount;
     }
 
-    Result run(Target target, int count) {
-        return runner.run(target, count);
+    Result run(BenchOptions options, int count) {
+        return runner.run(options, count);
     }
 
-    /** What runs a scenario: with {@code count} events, or subscribers. */
+    /**
+     * A scenario that measures one server: the {@code --target}, or one started in this JVM with the
+     * command line's configuration and stopped afterwards.
+     */
+    private static Runner onOneServer(OneServerRunner runner) {
+        return (options, count) -> {
+            try (Target target = options.target() == null ? InProcessTarget.start(options.overrides())
+                    : new RemoteTarget(options.target(), options.pid())) {
+                System.err.println("bench: scenario " + options.scenario() + " against " + target.baseUri()
+                        + (options.target() == null ? " (in-process)" : ""));
+                return runner.run(target, count);
+            }
+        };
+    }
+
+    /** What runs a scenario, from the command line, with {@code count} events or subscribers. */
     @FunctionalInterface
     interface Runner {
+        Result run(BenchOptions options, int count);
+    }
+
+    /** What runs a scenario on one server with {@code count} events or subscribers. */
+    @FunctionalInterface
+    interface OneServerRunner {
         Result run(Target target, int count);
     }
 
     /**
      * @param tables   the numbers, for the terminal and the result files
-     * @param failures what went wrong with delivery (lost, duplicated, out of order), one sentence each;
-     *                 empty when all was well
+     * @param failures what went wrong with delivery (lost, duplicated, out of order) or with the event log
+     *                 (events missing), one sentence each; empty when all was well
      */
     record Result(List<ResultTable> tables, List<String> failures) {
     }

@@ -1,7 +1,5 @@
 package eu.arrowhead.eventhandler.bench;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,11 +30,8 @@ final class ScenarioA {
         List<String> failures = new ArrayList<>();
         for (PublishLoop.Result loop : results) {
             rows.add(row(loop));
-            DeliveryLog.Outcome outcome = loop.outcome();
-            if (!outcome.clean()) {
-                failures.add(loop.label() + ": " + outcome.lost() + " lost, " + outcome.duplicated()
-                        + " duplicated, " + outcome.outOfOrder() + " out of order, " + outcome.wrongId()
-                        + " with another id than publish answered");
+            if (!loop.outcome().clean()) {
+                failures.add(loop.label() + ": " + loop.outcome().problems());
             }
         }
         return new Scenario.Result(List.of(new ResultTable("A", COLUMNS, rows)), failures);
@@ -44,12 +39,11 @@ final class ScenarioA {
 
     private static List<Object> row(PublishLoop.Result loop) {
         DeliveryLog.Outcome outcome = loop.outcome();
-        LatencyStats latency = LatencyStats.of(outcome.latencyNanos());
         List<Object> row = new ArrayList<>(Arrays.asList(loop.label(), outcome.events(), outcome.delivered(),
-                outcome.lost(), outcome.duplicated(), outcome.outOfOrder(), outcome.wrongId(), latency.mean(),
-                latency.p50(), latency.p90(), latency.p99(), latency.p999(), latency.max()));
-        row.add(BigDecimal.valueOf(outcome.events() * 1e9 / loop.publishNanos()).setScale(1, RoundingMode.HALF_UP));
-        row.add(BigDecimal.valueOf(loop.wallNanos() / 1e9).setScale(3, RoundingMode.HALF_UP));
+                outcome.lost(), outcome.duplicated(), outcome.outOfOrder(), outcome.wrongId()));
+        row.addAll(LatencyStats.of(outcome.latencyNanos()).cells());
+        row.add(loop.publishRate());
+        row.add(ResultTable.seconds(loop.wallNanos()));
         return row;
     }
 }
