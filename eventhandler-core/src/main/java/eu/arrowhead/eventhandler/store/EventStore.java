@@ -77,6 +77,8 @@ public final class EventStore implements EventJournal {
     private boolean stopping;
     /** Set by {@link #close}: the writer gives up on a database that still fails. */
     private boolean closing;
+    /** Whether the writer waits for events; guarded by {@link #lock}. */
+    private boolean writerIdle;
     /** Whether events have been dropped since the last successful write; guarded by {@link #lock}. */
     private boolean overflowing;
     private volatile boolean up = true;
@@ -190,7 +192,12 @@ public final class EventStore implements EventJournal {
     private void add(Entry entry) {
         pending.addLast(entry);
         bufferedEvents += entry.events().size();
-        work.signal();
+        // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
+        // otherwise be woken for nothing once per publish.
+        if (writerIdle || bufferedEvents >= batchEvents) {
+            writerIdle = false;
+            work.signal();
+        }
     }
 
     /** Drops the oldest buffered events not being written, until {@code count} more fit. */
@@ -231,7 +238,9 @@ public final class EventStore implements EventJournal {
                     if (!up) {
                         break;
                     }
+                    writerIdle = true;
                     work.await();
+                    writerIdle = false;
                 }
                 if (!durable && up) {
                     linger();
