@@ -77,7 +77,8 @@ final class DeliveryLog {
                 IntStream.range(from, to).map(seq -> Math.max(0, receipts[seq] - 1)).sum(),
                 (int) IntStream.of(got).filter(seq -> overtaken[seq]).count(),
                 (int) IntStream.of(got).filter(seq -> receivedIds[seq] != publishedIds[seq]).count(),
-                IntStream.of(got).mapToLong(seq -> receivedNanos[seq] - sentNanos[seq]).toArray());
+                IntStream.of(got).mapToLong(seq -> receivedNanos[seq] - sentNanos[seq]).toArray(),
+                IntStream.of(got).mapToLong(seq -> sentNanos[seq] - sentNanos[from]).toArray());
     }
 
     private int sequenceOf(String type, String payload) {
@@ -118,8 +119,11 @@ final class DeliveryLog {
      * @param outOfOrder   events that arrived after one with a higher id
      * @param wrongId      events whose stream id differs from the id publish answered
      * @param latencyNanos send-to-parse time of each delivered event
+     * @param sentNanos    when each delivered event was sent, from the send of the range's first event, in the
+     *                     order of {@code latencyNanos}: to plot latency over the run
      */
-    record Outcome(int events, int delivered, int duplicated, int outOfOrder, int wrongId, long[] latencyNanos) {
+    record Outcome(int events, int delivered, int duplicated, int outOfOrder, int wrongId, long[] latencyNanos,
+                   long[] sentNanos) {
 
         int lost() {
             return events - delivered;

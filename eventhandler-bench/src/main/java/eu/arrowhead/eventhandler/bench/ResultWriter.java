@@ -15,8 +15,10 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * Writes a run's tables into a directory: {@code SCENARIO-TIME.json} with every table, and one
- * {@code SCENARIO-TIME-TABLE.csv} per table. The time in the names keeps earlier runs for comparison.
+ * Writes a run's tables into a directory: {@code SCENARIO-TIME.json} with every table, one
+ * {@code SCENARIO-TIME-TABLE.csv} per table, and for each {@link PlottedRow} its {@link LatencyPlots},
+ * {@code SCENARIO-TIME-ROW-histogram.png} and {@code SCENARIO-TIME-ROW-over-time.png}. The time in the names
+ * keeps earlier runs for comparison.
  */
 final class ResultWriter {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
@@ -44,6 +46,14 @@ final class ResultWriter {
                 Path csv = directory.resolve(prefix + "-" + table.name() + ".csv");
                 Files.writeString(csv, csv(table), StandardCharsets.UTF_8);
                 written.add(csv);
+            }
+            for (ResultTable table : tables) {
+                for (List<Object> row : table.rows()) {
+                    if (row instanceof PlottedRow plotted) {
+                        written.addAll(LatencyPlots.write(directory, prefix + "-" + plotted.label(), plotted.label(),
+                                plotted.outcome()));
+                    }
+                }
             }
         } catch (IOException e) {
             throw new BenchException("cannot write the results into " + directory + ": " + e, e);
