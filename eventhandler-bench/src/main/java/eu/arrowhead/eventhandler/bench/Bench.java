@@ -4,19 +4,18 @@ import eu.arrowhead.eventhandler.config.ConfigException;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The benchmark command:
- * {@code java -jar eventhandler-bench.jar <A|idle|store> [--events=N] [--target=http://host:port [--pid=N]]
- * [--seconds=N] [--mysql-url=URL] [--mysql-user=USER] [--out=DIR] [--key=value ...]}.
+ * The benchmark command: {@code java -jar eventhandler-bench.jar <SCENARIO[,...]|all|smoke|store> [options]};
+ * {@link BenchOptions#USAGE} lists the scenarios and options.
  *
- * <p>Without {@code --target} it starts a server in this JVM on a free port of 127.0.0.1, configured with
- * the packed defaults and the {@code --key=value} overrides; the store scenario starts one such server per
- * event store configuration, and takes no {@code --target}. Progress goes to stderr, the result tables to
- * stdout, and JSON and CSV copies to {@code --out} (default: {@code results} next to the jar). The exit
- * status is 0 when every event arrived once and in order (and, in the store scenario, is in the event log),
- * 1 when not, 2 when the run itself failed.
+ * <p>Without {@code --target} each scenario starts a server in this JVM on a free port of 127.0.0.1 (some
+ * one per row), configured with the packed defaults and the {@code --key=value} overrides. Progress goes
+ * to stderr, the result tables to stdout, and JSON, CSV and PNG copies to {@code --out} (default:
+ * {@code results} next to the jar). The exit status is 0 when every event arrived once and in order (and,
+ * in the store scenario, is in the event log), 1 when not, 2 when the run itself failed.
  */
 public final class Bench {
     private static final int DELIVERY_FAILED = 1;
@@ -35,31 +34,52 @@ public final class Bench {
 
     private static int run(String[] args) {
         BenchOptions options;
-        Scenario scenario;
         try {
             options = BenchOptions.parse(args, defaultOut());
-            scenario = Scenario.named(options.scenario()).orElseThrow(
-                    () -> new IllegalArgumentException("unknown scenario '" + options.scenario() + "'"));
         } catch (IllegalArgumentException e) {
             System.err.println("bench: " + e.getMessage() + "\n" + BenchOptions.USAGE);
             return RUN_FAILED;
         }
-        try {
-            return run(scenario, options);
-        } catch (BenchException | ConfigException e) {
-            System.err.println("bench: " + scenario.label() + " failed: " + e.getMessage());
-            return RUN_FAILED;
+        List<String> failures = new ArrayList<>();
+        for (Scenario scenario : options.scenarios()) {
+            try {
+                failures.addAll(run(scenario, options));
+            } catch (BenchException | ConfigException e) {
+                System.err.println("bench: " + scenario.label() + " failed: " + e.getMessage());
+                return RUN_FAILED;
+            }
         }
+        failures.forEach(failure -> System.err.println("bench: FAILED " + failure));
+        System.err.println("bench: " + options.label() + ": " + (failures.isEmpty()
+                ? "every event delivered once and in order" : failures.size() + " failures"));
+        return failures.isEmpty() ? 0 : DELIVERY_FAILED;
     }
 
-    private static int run(Scenario scenario, BenchOptions options) {
-        Instant started = Instant.now();
-        Scenario.Result result = scenario.run(options, options.count().orElse(scenario.defaultCount()));
-        result.tables().forEach(table -> System.out.println(table.render()));
-        List<Path> files = ResultWriter.write(options.out(), scenario.label(), started, result.tables());
-        files.forEach(file -> System.err.println("bench: wrote " + file));
-        result.failures().forEach(failure -> System.err.println("bench: FAILED " + failure));
-        return result.failures().isEmpty() ? 0 : DELIVERY_FAILED;
+    /** Runs one scenario {@code --runs} times, with a table of medians after several; returns the failures. */
+    private static List<String> run(Scenario scenario, BenchOptions options) {
+        List<List<ResultTable>> runs = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (int run = 1; run <= options.runs(); run++) {
+            String label = scenario.label() + (options.runs() == 1 ? "" : "-run" + run);
+            System.err.println("bench: scenario " + label);
+            Instant started = Instant.now();
+            Scenario.Result result = scenario.run(options, options.counts().get(scenario));
+            result.tables().forEach(table -> System.out.println(table.render()));
+            write(options, label, started, result.tables());
+            runs.add(result.tables());
+            result.failures().forEach(failure -> failures.add(label + ": " + failure));
+        }
+        if (runs.size() > 1) {
+            List<ResultTable> medians = ResultTable.medians(runs);
+            medians.forEach(table -> System.out.println(table.render()));
+            write(options, scenario.label() + "-median", Instant.now(), medians);
+        }
+        return failures;
+    }
+
+    private static void write(BenchOptions options, String label, Instant when, List<ResultTable> tables) {
+        ResultWriter.write(options.out(), label, when, tables)
+                .forEach(file -> System.err.println("bench: wrote " + file));
     }
 
     /** {@code results} beside the jar, or beside {@code classes} when run from a build tree: target/results. */

@@ -2,59 +2,90 @@ package eu.arrowhead.eventhandler.bench;
 
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * The command line of {@link Bench}, parsed.
  *
- * @param scenario  the scenario's name as given
- * @param count     {@code --events}: events, or subscribers for idle; empty for the scenario's default
+ * @param scenarios the scenarios to run, in order
+ * @param counts    per scenario, {@code --events} or the scenario's default (the smoke run's own counts)
  * @param target    {@code --target}: a running server to measure, or null to start one in-process
  * @param pid       {@code --pid}: the process id of the {@code --target} server, to read its threads and RSS
  * @param out       {@code --out}: the directory for the result files
+ * @param seconds   {@code --seconds}: how long T and the store scenario's sustained phase publish
+ * @param warmUp    {@code --warm-up-seconds}: unmeasured publishing on each new server before its rows
+ * @param runs      {@code --runs}: how often each scenario runs; above 1 a table of medians follows
  * @param store     the store scenario's own options, defaults filled in
  * @param overrides every other {@code --key=value}: configuration of the in-process server
  */
-record BenchOptions(String scenario, OptionalInt count, URI target, OptionalLong pid, Path out,
-                    StoreOptions store, Map<String, String> overrides) {
+record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI target, OptionalLong pid,
+                    Path out, int seconds, Duration warmUp, int runs, StoreOptions store,
+                    Map<String, String> overrides) {
 
     static final String USAGE = """
-            usage: bench <A|idle> [--events=N] [--target=http://host:port [--pid=N]] [--out=DIR] [--key=value ...]
-                   bench store [--events=N] [--seconds=N] [--mysql-url=URL] [--mysql-user=USER] [--out=DIR] \
-            [--key=value ...]
-              A      1 publisher, 1 subscriber, N (default 2000) sequential events; then the same with a new
-                     connection per publish
-              idle   N (default 1000) idle subscribers: the server's threads and memory, then one event to all
+            usage: bench <SCENARIO[,SCENARIO...]|all|smoke> [--events=N] [--runs=N] [--warm-up-seconds=N]
+                         [--seconds=N] [--target=http://host:port [--pid=N]] [--out=DIR] [--key=value ...]
+                   bench store [--events=N] [--seconds=N] [--mysql-url=URL] [--mysql-user=USER] [--out=DIR]
+            scenarios (latency from before the publish call to the subscriber's parse, one clock; the peers
+            Mosquitto and NATS measured beside A, B, C and F when they run on this machine):
+              A      1 publisher, 1 subscriber, N (2000) sequential events; ablation: a new connection per
+                     publish; the same through our client libraries
+              B      1 publisher, 1 and 6 subscribers, N (9000) events
+              C      10 publishers at once, 10 subscribers, N (1000) events each; also through our libraries
+              D      1 publisher, 7 subscribers, N (3000) events, one server per worker pool size (4 to 64 and
+                     Grizzly's default)
+              F      fan-out: 1 publisher, 1000 subscribers, N (200) events
+              T      throughput: 1 and 8 publishers, single events and batches of 100, --seconds (10) each
+              M      memory: N (10000) idle subscribers: heap, RSS, threads; then one event to all
+              S      1 KiB events to 9 healthy subscribers, then with 1 stalled among them, N (5000) events;
+                     ablation: the same with publisher-thread writes instead of per-subscriber queues
+              all    A, B, C, D, F, T, M and S
+              smoke  A (1000 events) and S (1500 events) after a 5 s warm-up: a check of delivery, for CI
               store  after a 60 s warm-up, per event store configuration (off; async, sync on H2; async, sync on
-                     MariaDB) a server of its own: A's latency with N (default 2000) events, the rate of 8
-                     publishers as fast as they can, how long the log then takes to catch up, and whether it
+                     MariaDB) a server of its own: A's latency with N (2000) events, the rate of 8
+                     publishers for --seconds, how long the log then takes to catch up, and whether it
                      holds every accepted event
-              --target  measure a running server instead of starting one in this JVM
-              --pid     with --target: the server's process id, to read its threads and RSS from /proc
-              --seconds     store: how long the 8 publishers publish (default 10)
-              --mysql-url   store: the database of the MariaDB rows, whose event log tables are dropped before
-                            each row (default jdbc:mysql://127.0.0.1:3306/test); unreachable, the rows are skipped
-              --mysql-user  store: that database's user (default root), with an empty password
-              --out     directory for the JSON and CSV results
+            options:
+              --events     the count N above
+              --runs       run each scenario N times (default 1); above 1, a table of the medians follows
+              --warm-up-seconds  unmeasured publishing on each new server before its rows (default 10)
+              --target     measure a running server instead of starting one in this JVM (not D, not store)
+              --pid        with --target: the server's process id, to read its CPU time, threads and RSS
+              --mysql-url  store: the database of the MariaDB rows, whose event log tables are dropped before
+                           each row (default jdbc:mysql://127.0.0.1:3306/test); unreachable, the rows are skipped
+              --mysql-user store: that database's user (default root), with an empty password
+              --out        directory for the JSON, CSV and PNG results
               --key=value  any other: configuration of the in-process server, as in config/eventhandler.properties
             exit: 0 all delivered, 1 events lost, duplicated, out of order or missing from the log, 2 the run failed""";
     static final int DEFAULT_SECONDS = 10;
+    static final int DEFAULT_WARM_UP_SECONDS = 10;
     static final String DEFAULT_MYSQL_URL = "jdbc:mysql://127.0.0.1:3306/test";
     static final String DEFAULT_MYSQL_USER = "root";
+    private static final String ALL = "all";
+    private static final String SMOKE = "smoke";
+    private static final Map<Scenario, Integer> SMOKE_COUNTS = Map.of(Scenario.A, 1000, Scenario.S, 1500);
+    private static final int SMOKE_WARM_UP_SECONDS = 5;
 
     /**
      * The store scenario's own options.
      *
-     * @param seconds   {@code --seconds}: how long its sustained phase publishes
      * @param mysqlUrl  {@code --mysql-url}: the JDBC URL of the database of its MariaDB rows
      * @param mysqlUser {@code --mysql-user}: that database's user
      */
-    record StoreOptions(int seconds, String mysqlUrl, String mysqlUser) {
+    record StoreOptions(String mysqlUrl, String mysqlUser) {
+    }
+
+    /** The scenarios' names joined for a file name: {@code A}, {@code all}, {@code A,S}. */
+    String label() {
+        return scenarios.stream().map(Scenario::label).reduce((a, b) -> a + "," + b).orElseThrow();
     }
 
     /** Parses the arguments; {@code defaultOut} is the result directory when {@code --out} is not given. */
@@ -75,8 +106,12 @@ record BenchOptions(String scenario, OptionalInt count, URI target, OptionalLong
         String pid = options.remove("pid");
         String out = options.remove("out");
         String seconds = options.remove("seconds");
+        String warmUp = options.remove("warm-up-seconds");
+        String runs = options.remove("runs");
         String mysqlUrl = options.remove("mysql-url");
         String mysqlUser = options.remove("mysql-user");
+        boolean smoke = SMOKE.equals(args[0]);
+        List<Scenario> scenarios = scenarios(args[0]);
         if (target == null && pid != null) {
             throw new IllegalArgumentException("--pid goes with --target; in-process the bench sees its own process");
         }
@@ -84,51 +119,87 @@ record BenchOptions(String scenario, OptionalInt count, URI target, OptionalLong
             throw new IllegalArgumentException("configuration overrides " + options.keySet()
                     + " apply to the in-process server only, not to --target");
         }
-        checkStoreOptions(args[0], target, seconds != null || mysqlUrl != null || mysqlUser != null, options);
-        return new BenchOptions(args[0],
-                events == null ? OptionalInt.empty() : OptionalInt.of((int) positive("events", events)),
+        check(scenarios, target, mysqlUrl != null || mysqlUser != null, options);
+        Map<Scenario, Integer> counts = new LinkedHashMap<>();
+        for (Scenario scenario : scenarios) {
+            counts.put(scenario, events != null ? (int) positive("events", events)
+                    : smoke ? SMOKE_COUNTS.get(scenario) : scenario.defaultCount());
+        }
+        int defaultWarmUp = smoke ? SMOKE_WARM_UP_SECONDS : DEFAULT_WARM_UP_SECONDS;
+        return new BenchOptions(scenarios, counts,
                 target == null ? null : targetUri(target),
                 pid == null ? OptionalLong.empty() : OptionalLong.of(positive("pid", pid)),
                 out == null ? defaultOut : Path.of(out),
-                new StoreOptions(seconds == null ? DEFAULT_SECONDS : (int) positive("seconds", seconds),
-                        mysqlUrl == null ? DEFAULT_MYSQL_URL : mysqlUrl,
+                seconds == null ? DEFAULT_SECONDS : (int) positive("seconds", seconds),
+                Duration.ofSeconds(warmUp == null ? defaultWarmUp : notNegative("warm-up-seconds", warmUp)),
+                runs == null ? 1 : (int) positive("runs", runs),
+                new StoreOptions(mysqlUrl == null ? DEFAULT_MYSQL_URL : mysqlUrl,
                         mysqlUser == null ? DEFAULT_MYSQL_USER : mysqlUser),
                 options);
     }
 
+    private static List<Scenario> scenarios(String names) {
+        if (ALL.equals(names)) {
+            return Scenario.ALL;
+        }
+        if (SMOKE.equals(names)) {
+            return new ArrayList<>(SMOKE_COUNTS.keySet().stream().sorted().toList());
+        }
+        List<Scenario> scenarios = new ArrayList<>();
+        for (String name : names.split(",", -1)) {
+            scenarios.add(Scenario.named(name).orElseThrow(
+                    () -> new IllegalArgumentException("unknown scenario '" + name + "'")));
+        }
+        return scenarios;
+    }
+
     /**
-     * The store scenario starts its own servers, each with the store settings of its row: a {@code --target}
-     * or an override of those settings would measure something else than its rows say.
+     * Scenarios that start servers of their own set some settings row by row: a {@code --target} or an
+     * override of those settings would measure something else than their rows say.
      */
-    private static void checkStoreOptions(String scenario, String target, boolean storeOptionGiven,
-                                          Map<String, String> overrides) {
-        if (!Scenario.STORE.label().equals(scenario)) {
-            if (storeOptionGiven) {
-                throw new IllegalArgumentException(
-                        "--seconds, --mysql-url and --mysql-user go with the store scenario");
+    private static void check(List<Scenario> scenarios, String target, boolean storeOptionGiven,
+                              Map<String, String> overrides) {
+        if (storeOptionGiven && !scenarios.contains(Scenario.STORE)) {
+            throw new IllegalArgumentException("--mysql-url and --mysql-user go with the store scenario");
+        }
+        for (Scenario scenario : scenarios) {
+            Set<String> rowSettings = switch (scenario) {
+                case STORE -> StoreScenario.ROW_SETTINGS;
+                case D -> Set.of(WorkerPoolScenario.ROW_SETTING);
+                case S -> SlowSubscriberScenario.ROW_SETTINGS;
+                default -> Set.of();
+            };
+            if (target != null && (scenario == Scenario.STORE || scenario == Scenario.D)) {
+                throw new IllegalArgumentException("scenario " + scenario.label() + " starts a server of its own"
+                        + " for each row; --target does not go with it");
             }
-            return;
-        }
-        if (target != null) {
-            throw new IllegalArgumentException("the store scenario starts a server of its own for each store"
-                    + " configuration; --target does not go with it");
-        }
-        List<String> rowSettings = overrides.keySet().stream().filter(StoreScenario.ROW_SETTINGS::contains).toList();
-        if (!rowSettings.isEmpty()) {
-            throw new IllegalArgumentException("the store scenario sets " + rowSettings + " itself, row by row");
+            List<String> overridden = overrides.keySet().stream().filter(rowSettings::contains).toList();
+            if (!overridden.isEmpty()) {
+                throw new IllegalArgumentException("scenario " + scenario.label() + " sets " + overridden
+                        + " itself, row by row");
+            }
         }
     }
 
     private static long positive(String option, String value) {
+        return number(option, value, 1);
+    }
+
+    private static long notNegative(String option, String value) {
+        return number(option, value, 0);
+    }
+
+    private static long number(String option, String value, int min) {
         try {
             long number = Long.parseLong(value);
-            if (number > 0 && number <= Integer.MAX_VALUE) {
+            if (number >= min && number <= Integer.MAX_VALUE) {
                 return number;
             }
         } catch (NumberFormatException e) {
             // reported below
         }
-        throw new IllegalArgumentException("--" + option + " takes a whole number above 0, not '" + value + "'");
+        throw new IllegalArgumentException("--" + option + " takes a whole number from " + min + ", not '" + value
+                + "'");
     }
 
     private static URI targetUri(String value) {

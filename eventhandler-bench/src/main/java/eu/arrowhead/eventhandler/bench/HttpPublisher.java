@@ -1,12 +1,14 @@
 package eu.arrowhead.eventhandler.bench;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import eu.arrowhead.eventhandler.api.BatchPublishResponse;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.PublishResponse;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -29,6 +31,7 @@ final class HttpPublisher implements PublishLoop.Publisher {
 
     private final CloseableHttpClient client;
     private final URI publishUri;
+    private final URI batchUri;
     private final boolean newConnectionPerPublish;
 
     /**
@@ -37,6 +40,7 @@ final class HttpPublisher implements PublishLoop.Publisher {
      */
     HttpPublisher(URI base, boolean newConnectionPerPublish) {
         this.publishUri = base.resolve("/eventhandler/publish");
+        this.batchUri = base.resolve("/eventhandler/publish/batch");
         this.newConnectionPerPublish = newConnectionPerPublish;
         this.client = HttpClients.custom()
                 .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
@@ -71,12 +75,39 @@ final class HttpPublisher implements PublishLoop.Publisher {
         if (!answer.accepted()) {
             throw new BenchException("publish was answered " + answer.code() + ": " + answer.refusal());
         }
-        return answer.id();
+        return answer.ids()[0];
+    }
+
+    /** The JSON array of {@code count} events, for {@code publish/batch}. */
+    static byte[] batchBody(String eventType, String payload, int count) {
+        try {
+            return JsonMapper.get().writeValueAsBytes(
+                    Collections.nCopies(count, EventPublishRequest.of(eventType, payload)));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Publishes and returns the server's answer, whatever it is; only no answer at all is a failure. */
     Answer send(byte[] body) {
-        HttpPost post = new HttpPost(publishUri);
+        return send(publishUri, body, answer -> new long[] {
+                JsonMapper.get().readValue(answer, PublishResponse.class).id()});
+    }
+
+    /** Publishes a {@link #batchBody} and returns the server's answer, with the ids of a 200. */
+    Answer sendBatch(byte[] body) {
+        return send(batchUri, body, answer -> JsonMapper.get().readValue(answer, BatchPublishResponse.class)
+                .ids().stream().mapToLong(Long::longValue).toArray());
+    }
+
+    /** How the ids are read from the body of a 200. */
+    @FunctionalInterface
+    private interface IdReader {
+        long[] ids(byte[] body) throws IOException;
+    }
+
+    private Answer send(URI uri, byte[] body, IdReader ids) {
+        HttpPost post = new HttpPost(uri);
         post.setEntity(new ByteArrayEntity(body, ContentType.APPLICATION_JSON));
         if (newConnectionPerPublish) {
             post.setHeader(HttpHeaders.CONNECTION, "close");
@@ -86,12 +117,12 @@ final class HttpPublisher implements PublishLoop.Publisher {
                 byte[] answer = response.getEntity() == null ? new byte[0]
                         : EntityUtils.toByteArray(response.getEntity());
                 if (response.getCode() != 200) {
-                    return new Answer(response.getCode(), 0, new String(answer, StandardCharsets.UTF_8));
+                    return new Answer(response.getCode(), new long[0], new String(answer, StandardCharsets.UTF_8));
                 }
-                return new Answer(200, JsonMapper.get().readValue(answer, PublishResponse.class).id(), null);
+                return new Answer(200, ids.ids(answer), null);
             });
         } catch (IOException e) {
-            throw new BenchException("publish to " + publishUri + " failed: " + e, e);
+            throw new BenchException("publish to " + uri + " failed: " + e, e);
         }
     }
 
@@ -99,10 +130,10 @@ final class HttpPublisher implements PublishLoop.Publisher {
      * The server's answer to one publish.
      *
      * @param code    the HTTP status
-     * @param id      the event's id, for a 200
+     * @param ids     the events' ids, for a 200
      * @param refusal the body of any other answer
      */
-    record Answer(int code, long id, String refusal) {
+    record Answer(int code, long[] ids, String refusal) {
 
         boolean accepted() {
             return code == 200;

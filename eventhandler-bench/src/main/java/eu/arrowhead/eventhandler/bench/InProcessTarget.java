@@ -14,7 +14,8 @@ import java.util.Objects;
 
 /**
  * A server started in this JVM on a free port of 127.0.0.1: publisher and subscriber then read one clock,
- * and the server's threads and memory can be seen directly (they include the bench's own, which are few).
+ * and the server's threads and memory can be seen directly (they include the bench's own, which are few);
+ * its CPU time is that of its own threads, whose names start with {@value #SERVER_THREAD_PREFIX}.
  */
 final class InProcessTarget implements Target {
     private static final String SERVER_THREAD_PREFIX = "eh-";
@@ -47,13 +48,15 @@ final class InProcessTarget implements Target {
     public ResourceSnapshot snapshot() {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         // Depth 0: the names are all that is wanted, not a stack dump of every thread.
-        long serverThreads = Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds(), 0))
-                .filter(Objects::nonNull).map(ThreadInfo::getThreadName)
-                .filter(name -> name.startsWith(SERVER_THREAD_PREFIX)).count();
+        long[] serverThreadIds = Arrays.stream(threads.getThreadInfo(threads.getAllThreadIds(), 0))
+                .filter(Objects::nonNull).filter(info -> info.getThreadName().startsWith(SERVER_THREAD_PREFIX))
+                .mapToLong(ThreadInfo::getThreadId).toArray();
+        // A thread that ended in between answers -1.
+        long cpuNanos = Arrays.stream(serverThreadIds).map(threads::getThreadCpuTime).filter(nanos -> nanos > 0).sum();
         ManagementFactory.getMemoryMXBean().gc();
         long heapUsed = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-        return new ResourceSnapshot((long) threads.getThreadCount(), serverThreads,
-                ProcStatus.read("self").rssBytes(), heapUsed);
+        return new ResourceSnapshot((long) threads.getThreadCount(), (long) serverThreadIds.length,
+                ProcStatus.read("self").rssBytes(), heapUsed, cpuNanos);
     }
 
     @Override

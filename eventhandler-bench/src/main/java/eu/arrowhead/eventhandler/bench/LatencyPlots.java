@@ -6,26 +6,31 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.internal.chartpart.IChart;
+import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Two PNG plots of a row's event latencies, for what the table's percentiles hide: their distribution, as a
- * histogram in logarithmic bins because latencies spread over decades with a long tail; and their course
- * over the run, which shows whether slow events come in bursts (a collection, a flush) or evenly.
+ * Two PNG plots of a table's rows, each row a series, for what the percentiles hide: the latencies'
+ * distribution, as a histogram in logarithmic bins because latencies spread over decades with a long tail;
+ * and their course over the run, which shows whether slow events come in bursts (a collection, a flush)
+ * or evenly.
  */
 final class LatencyPlots {
-    private static final int WIDTH = 1000;
-    private static final int HEIGHT = 600;
+    private static final int WIDTH = 1200;
+    private static final int HEIGHT = 700;
     private static final int BINS_PER_DECADE = 20;
     /** The lowest latency binned as itself: a nanosecond, below anything two threads can measure. */
     private static final double MIN_MILLIS = 1e-6;
     private static final double NANOS_PER_MILLI = 1e6;
     private static final double NANOS_PER_SECOND = 1e9;
+    /** Points per series in the over-time plot; more are thinned evenly, keeping every event over the p99. */
+    private static final int MAX_POINTS = 20_000;
 
     static {
         // The plots are drawn into images only: no display is needed, and none is opened where there is one.
@@ -38,27 +43,36 @@ final class LatencyPlots {
     }
 
     /**
-     * Writes {@code PREFIX-histogram.png} and {@code PREFIX-over-time.png} into {@code directory} and returns
-     * their paths; none when no event arrived, which leaves nothing to plot.
+     * Writes {@code PREFIX-histogram.png} and {@code PREFIX-over-time.png} of the table's
+     * {@link PlottedRow}s into {@code directory} and returns their paths; none when no row has a latency.
      */
-    static List<Path> write(Path directory, String prefix, String label, DeliveryLog.Outcome outcome)
-            throws IOException {
-        long[] latencies = outcome.latencyNanos();
-        if (latencies.length == 0) {
+    static List<Path> write(Path directory, String prefix, ResultTable table) throws IOException {
+        List<PlottedRow> rows = table.rows().stream().filter(PlottedRow.class::isInstance).map(PlottedRow.class::cast)
+                .filter(row -> row.outcome().latencyNanos().length > 0).toList();
+        if (rows.isEmpty()) {
             return List.of();
         }
-        LatencyStats stats = LatencyStats.of(latencies);
-        String title = label + ": " + latencies.length + " events, p50 " + stats.p50() + " ms, p99 " + stats.p99()
-                + " ms";
-        Path histogram = directory.resolve(prefix + "-histogram.png");
-        save(histogram(title, millis(latencies), stats), histogram);
-        Path overTime = directory.resolve(prefix + "-over-time.png");
-        save(overTime(title, outcome.sentNanos(), millis(latencies)), overTime);
-        return List.of(histogram, overTime);
+        XYChart histogram = chart(table.name() + ": latency distribution",
+                "latency ms (" + BINS_PER_DECADE + " bins per decade)", "share of the row's deliveries (%)");
+        histogram.getStyler().setXAxisLogarithmic(true);
+        XYChart overTime = chart(table.name() + ": latency over the run", "seconds since the row's first publish",
+                "latency ms");
+        overTime.getStyler().setYAxisLogarithmic(true).setMarkerSize(2);
+        for (PlottedRow row : rows) {
+            LatencyStats stats = LatencyStats.of(row.outcome().latencyNanos());
+            String name = row.label() + " (p50 " + stats.p50() + ", p99 " + stats.p99() + " ms)";
+            addHistogram(histogram, name, millis(row.outcome().latencyNanos()));
+            addOverTime(overTime, name, row.outcome(), stats);
+        }
+        Path histogramFile = directory.resolve(prefix + "-histogram.png");
+        save(histogram, histogramFile);
+        Path overTimeFile = directory.resolve(prefix + "-over-time.png");
+        save(overTime, overTimeFile);
+        return List.of(histogramFile, overTimeFile);
     }
 
-    /** Event counts in bins of equal width on a logarithmic axis, drawn as steps, with p50 and p99 marked. */
-    private static XYChart histogram(String title, double[] millis, LatencyStats stats) {
+    /** A row's share of deliveries in bins of equal width on a logarithmic axis, drawn as steps. */
+    private static void addHistogram(XYChart chart, String name, double[] millis) {
         int first = bin(Arrays.stream(millis).min().orElseThrow());
         int[] counts = new int[bin(Arrays.stream(millis).max().orElseThrow()) - first + 1];
         Arrays.stream(millis).forEach(value -> counts[bin(value) - first]++);
@@ -69,36 +83,31 @@ final class LatencyPlots {
             double edge = edge(first + bin);
             x[2 * bin] = edge;
             x[2 * bin + 1] = edge;
-            y[2 * bin] = bin == 0 ? 0 : counts[bin - 1];
-            y[2 * bin + 1] = bin == counts.length ? 0 : counts[bin];
+            y[2 * bin] = bin == 0 ? 0 : 100.0 * counts[bin - 1] / millis.length;
+            y[2 * bin + 1] = bin == counts.length ? 0 : 100.0 * counts[bin] / millis.length;
         }
-        XYChart chart = chart(title, "latency ms (" + BINS_PER_DECADE + " bins per decade)", "events");
-        chart.getStyler().setXAxisLogarithmic(true).setLegendVisible(true);
-        chart.addSeries("events", x, y).setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Area)
+        chart.addSeries(name, x, y).setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line)
                 .setMarker(SeriesMarkers.NONE);
-        double top = Arrays.stream(counts).max().orElseThrow();
-        mark(chart, "p50 " + stats.p50() + " ms", stats.p50().doubleValue(), top);
-        mark(chart, "p99 " + stats.p99() + " ms", stats.p99().doubleValue(), top);
-        return chart;
     }
 
-    private static void mark(XYChart chart, String name, double at, double top) {
-        chart.addSeries(name, new double[] {at, at}, new double[] {0, top})
-                .setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line).setMarker(SeriesMarkers.NONE);
-    }
-
-    /** Each event's latency at the time it was sent, on a logarithmic axis so that the tail shows. */
-    private static XYChart overTime(String title, long[] sentNanos, double[] millis) {
-        double[] seconds = Arrays.stream(sentNanos).mapToDouble(nanos -> nanos / NANOS_PER_SECOND).toArray();
-        XYChart chart = chart(title, "seconds since the first publish", "latency ms");
-        chart.getStyler().setYAxisLogarithmic(true).setLegendVisible(false).setMarkerSize(3);
-        chart.addSeries("latency", seconds, millis).setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
-        return chart;
+    /** Each delivery's latency at the time its event was sent, thinned to {@link #MAX_POINTS}. */
+    private static void addOverTime(XYChart chart, String name, DeliveryLog.Outcome outcome, LatencyStats stats) {
+        long[] latencies = outcome.latencyNanos();
+        long[] sent = outcome.sentNanos();
+        int step = Math.max(1, latencies.length / MAX_POINTS);
+        double p99 = stats.p99().doubleValue() * NANOS_PER_MILLI;
+        int[] kept = IntStream.range(0, latencies.length).filter(i -> i % step == 0 || latencies[i] >= p99)
+                .toArray();
+        double[] seconds = IntStream.of(kept).mapToDouble(i -> sent[i] / NANOS_PER_SECOND).toArray();
+        double[] millis = IntStream.of(kept).mapToDouble(i -> latencies[i] / NANOS_PER_MILLI).toArray();
+        chart.addSeries(name, seconds, millis).setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
     }
 
     private static XYChart chart(String title, String xTitle, String yTitle) {
-        return new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle)
-                .build();
+        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle)
+                .yAxisTitle(yTitle).build();
+        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNE);
+        return chart;
     }
 
     /** The logarithmic bin of a latency in ms: bin k spans [edge(k), edge(k + 1)). */

@@ -51,8 +51,7 @@ final class MqttEnds implements PublishLoop.Ends {
             // Returns once the broker's SUBACK is back: from then on the subscription is live.
             client.subscribe(topicPrefix + PublishLoop.EVENT_TYPE, SUBSCRIBE_QOS);
         } catch (MqttException e) {
-            close(client);
-            throw new BenchException("cannot subscribe at " + base + ": " + e, e);
+            throw closedAfter(client, new BenchException("cannot subscribe at " + base + ": " + e, e));
         }
         return receiver.subscription(() -> close(client));
     }
@@ -63,13 +62,11 @@ final class MqttEnds implements PublishLoop.Ends {
         try {
             connect(client, PUBLISH_TIMEOUT.toMillis());
         } catch (MqttException e) {
-            close(client);
-            throw new BenchException("cannot connect to " + base + ": " + e, e);
+            throw closedAfter(client, new BenchException("cannot connect to " + base + ": " + e, e));
         }
         return new PublishLoop.Publisher() {
             @Override
             public long publish(String eventType, String payload) {
-                long id = PeerReceiver.eventId(payload);
                 try {
                     // Paho's synchronous publish waits for the PUBACK.
                     client.publish(topicPrefix + eventType, payload.getBytes(StandardCharsets.UTF_8), PUBLISH_QOS,
@@ -77,7 +74,7 @@ final class MqttEnds implements PublishLoop.Ends {
                 } catch (MqttException e) {
                     throw new BenchException("publish failed: " + e, e);
                 }
-                return id;
+                return Sends.NO_ID;
             }
 
             @Override
@@ -109,6 +106,16 @@ final class MqttEnds implements PublishLoop.Ends {
         options.setMaxInflight(MAX_INFLIGHT);
         options.setConnectionTimeout((int) Math.max(1, timeoutMillis / 1000));
         client.connect(options);
+    }
+
+    /** Closes a client that failed, keeping the failure as what is reported. */
+    private static BenchException closedAfter(MqttClient client, BenchException failure) {
+        try {
+            close(client);
+        } catch (BenchException e) {
+            failure.addSuppressed(e);
+        }
+        return failure;
     }
 
     private static void close(MqttClient client) {

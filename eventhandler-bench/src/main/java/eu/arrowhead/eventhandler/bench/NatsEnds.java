@@ -50,14 +50,13 @@ final class NatsEnds implements PublishLoop.Ends {
         return new PublishLoop.Publisher() {
             @Override
             public long publish(String eventType, String payload) {
-                long id = PeerReceiver.eventId(payload);
                 try {
                     connection.publish(subjectPrefix + eventType, payload.getBytes(StandardCharsets.UTF_8));
                     connection.flush(PUBLISH_TIMEOUT);
                 } catch (TimeoutException | InterruptedException | RuntimeException e) {
                     throw failure("publish failed", e);
                 }
-                return id;
+                return Sends.NO_ID;
             }
 
             @Override

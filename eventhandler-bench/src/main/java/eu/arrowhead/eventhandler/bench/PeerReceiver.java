@@ -8,9 +8,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * failure of the client's delivery thread, which the loop's thread then reports through
  * {@link PublishLoop.Subscription#checkAlive}.
  *
- * <p>The peers give events no ids. Both ends use the sequence number the payload carries as the id (see
- * {@link #eventId}), so that the log's order check works on the order the broker delivered in; a wrong id
- * cannot happen.
+ * <p>The peers give events no ids: the log tells events apart, and checks their order, by the sequence
+ * number their payload carries.
  */
 final class PeerReceiver {
     private final String peer;
@@ -27,21 +26,12 @@ final class PeerReceiver {
         this.log = log;
     }
 
-    /** The id of the event that carries {@code payload}: its sequence number. */
-    static long eventId(String payload) {
-        try {
-            return Long.parseLong(payload);
-        } catch (NumberFormatException e) {
-            throw new BenchException("an event's payload is not a sequence number: " + payload);
-        }
-    }
-
     /** Records a message, timed first; called on the client's delivery thread, so it never throws. */
     void received(String topic, byte[] body) {
         long nanos = System.nanoTime();
         try {
             String payload = new String(body, StandardCharsets.UTF_8);
-            log.received(eventId(payload), topic.substring(topicPrefix.length()), payload, nanos);
+            log.received(Sends.NO_ID, topic.substring(topicPrefix.length()), payload, nanos);
         } catch (RuntimeException e) {
             failed(e);
         }

@@ -3,36 +3,86 @@ package eu.arrowhead.eventhandler.bench;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
- * One row of scenario A: a subscriber, a publisher, a warm-up, then events published one after another,
- * each only once the previous one's 200 has come back. An event's latency runs from just before its
- * publish call to the subscriber's parse of its frame. Which publisher and subscriber is the {@link Ends}.
+ * One row of a latency scenario: subscribers on one topic, publishers that each publish their events one
+ * after another (each publish waits for its answer, with no other delay), a warm-up, then the measured
+ * events. An event's latency runs from just before its publish call to a subscriber's parse of it, per
+ * subscriber, on one clock. Which publisher and subscriber is the {@link Ends}.
  */
 final class PublishLoop {
     static final String EVENT_TYPE = "bench.a";
+    /** Warm-up events of a lone publisher; several share about as many between them, at least 50 each. */
     private static final int WARM_UP_EVENTS = 500;
-    private static final Duration SUBSCRIBE_TIMEOUT = Duration.ofSeconds(10);
-    private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(10);
+    private static final int MIN_WARM_UP_EVENTS = 50;
+    private static final Duration SUBSCRIBE_TIMEOUT_BASE = Duration.ofSeconds(10);
+    /** A peer's client library connects each subscriber with threads of its own: far slower than a socket. */
+    private static final Duration SUBSCRIBE_TIMEOUT_PER_SUBSCRIBER = Duration.ofMillis(100);
+    private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(20);
 
     /** The two ends a loop measures between. */
     interface Ends {
         /** Opens a subscriber whose events go to {@code log}; returns once it is live. */
         Subscription subscribe(URI base, DeliveryLog log, Deadline live);
 
+        /** Opens one subscriber per log, each live before this returns. */
+        default Subscription subscribeAll(URI base, List<DeliveryLog> logs, Deadline live) {
+            List<Subscription> opened = new ArrayList<>();
+            try {
+                for (DeliveryLog log : logs) {
+                    opened.add(subscribe(base, log, live));
+                }
+            } catch (RuntimeException e) {
+                Subscription.all(opened).close();
+                throw e;
+            }
+            return Subscription.all(opened);
+        }
+
         Publisher publisher(URI base);
     }
 
-    /** A live subscriber. */
+    /** Live subscribers. */
     interface Subscription extends AutoCloseable {
-        /** Throws if the subscriber has failed, so that a loop stops instead of waiting out its deadline. */
+        /** Throws if a subscriber has failed, so that a loop stops instead of waiting out its deadline. */
         void checkAlive();
 
         @Override
         void close();
+
+        /** Several as one: closing closes each, and the first failure to close is thrown after the rest. */
+        static Subscription all(List<Subscription> subscriptions) {
+            return new Subscription() {
+                @Override
+                public void checkAlive() {
+                    subscriptions.forEach(Subscription::checkAlive);
+                }
+
+                @Override
+                public void close() {
+                    RuntimeException first = null;
+                    for (Subscription subscription : subscriptions) {
+                        try {
+                            subscription.close();
+                        } catch (RuntimeException e) {
+                            first = first == null ? e : first;
+                        }
+                    }
+                    if (first != null) {
+                        throw first;
+                    }
+                }
+            };
+        }
     }
 
-    /** A publisher that answers each publish with the event's id. */
+    /** A publisher that answers each publish with the event's id, or {@link Sends#NO_ID}. */
     interface Publisher extends AutoCloseable {
         long publish(String eventType, String payload);
 
@@ -40,75 +90,170 @@ final class PublishLoop {
         void close();
     }
 
-    private final String label;
+    /**
+     * What a row measures: its label, the counts, and each event's payload size.
+     *
+     * @param payloadBytes the payload is the sequence number padded with spaces and letters to this size
+     */
+    record Shape(String label, int publishers, int subscribers, int eventsPerPublisher, int payloadBytes) {
+
+        static Shape of(String label, int publishers, int subscribers, int eventsPerPublisher) {
+            return new Shape(label, publishers, subscribers, eventsPerPublisher, 0);
+        }
+
+        int warmUpPerPublisher() {
+            return Math.max(MIN_WARM_UP_EVENTS, WARM_UP_EVENTS / publishers);
+        }
+    }
+
+    private final Shape shape;
     private final URI base;
     private final Ends ends;
-    private final int events;
+    private final Supplier<ResourceSnapshot> server;
 
-    PublishLoop(String label, URI base, Ends ends, int events) {
-        this.label = label;
+    /**
+     * @param server the threads, memory and CPU time of the broker's process, read before and after the row
+     */
+    PublishLoop(Shape shape, URI base, Ends ends, Supplier<ResourceSnapshot> server) {
+        this.shape = shape;
         this.base = base;
         this.ends = ends;
-        this.events = events;
+        this.server = server;
     }
 
     /**
-     * @param outcome      what became of the measured events
-     * @param publishNanos from the first measured publish to the 200 of the last
+     * @param outcome      what became of the measured events, summed over the subscribers
+     * @param publishNanos from the first measured publish to the answer of the last
      * @param wallNanos    from the first measured publish until the last event arrived or was given up
+     * @param before       the broker's process before the measured events
+     * @param after        and after them
      * @param publishedIds the id of every event the loop published, warm-up included: each got a 200
      */
-    record Result(String label, DeliveryLog.Outcome outcome, long publishNanos, long wallNanos,
-                  long[] publishedIds) {
+    record Result(Shape shape, DeliveryLog.Outcome outcome, long publishNanos, long wallNanos,
+                  ResourceSnapshot before, ResourceSnapshot after, long[] publishedIds) {
 
-        /** Measured events published per second, one after another. */
+        String label() {
+            return shape.label();
+        }
+
+        /** Measured events published per second, all publishers together. */
         BigDecimal publishRate() {
-            return ResultTable.perSecond(outcome.events(), publishNanos);
+            return ResultTable.perSecond((long) shape.publishers() * shape.eventsPerPublisher(), publishNanos);
         }
     }
 
     Result run() {
-        int total = WARM_UP_EVENTS + events;
-        DeliveryLog log = new DeliveryLog(EVENT_TYPE, total);
+        int warmUp = shape.warmUpPerPublisher();
+        Sends sends = new Sends(shape.publishers(), warmUp + shape.eventsPerPublisher());
+        List<DeliveryLog> logs = new ArrayList<>();
+        for (int i = 0; i < shape.subscribers(); i++) {
+            logs.add(new DeliveryLog(EVENT_TYPE, sends));
+        }
+        Deadline live = Deadline.in(SUBSCRIBE_TIMEOUT_BASE.plus(
+                SUBSCRIBE_TIMEOUT_PER_SUBSCRIBER.multipliedBy(shape.subscribers())),
+                "the " + shape.label() + " subscribers to be live");
         long start;
         long published;
         long end;
-        try (Subscription subscriber = ends.subscribe(base, log,
-                Deadline.in(SUBSCRIBE_TIMEOUT, "the " + label + " subscriber to be live"));
-             Publisher publisher = ends.publisher(base)) {
-            publish(log, subscriber, publisher, 0, WARM_UP_EVENTS, label + " warm-up");
-            if (!awaitDelivery(log, subscriber, WARM_UP_EVENTS, label + " warm-up")) {
-                throw new BenchException(label + " warm-up: " + log.delivered() + " of " + WARM_UP_EVENTS
-                        + " events arrived within " + DELIVERY_TIMEOUT.toSeconds() + " s");
+        ResourceSnapshot before;
+        ResourceSnapshot after;
+        try (Subscription subscribers = ends.subscribeAll(base, logs, live)) {
+            List<Publisher> publishers = new ArrayList<>();
+            try {
+                for (int p = 0; p < shape.publishers(); p++) {
+                    publishers.add(ends.publisher(base));
+                }
+                publish(sends, publishers, subscribers, 0, warmUp, shape.label() + " warm-up");
+                if (!awaitDelivery(logs, subscribers, shape.publishers() * warmUp, shape.label() + " warm-up")) {
+                    throw new BenchException(shape.label() + " warm-up: not every subscriber got the "
+                            + shape.publishers() * warmUp + " events within " + DELIVERY_TIMEOUT.toSeconds() + " s");
+                }
+                before = server.get();
+                start = System.nanoTime();
+                publish(sends, publishers, subscribers, warmUp, sends.perPublisher(), shape.label());
+                published = System.nanoTime();
+                // Events still missing at the deadline are reported as lost rather than failing the run.
+                awaitDelivery(logs, subscribers, sends.size(), shape.label());
+                end = System.nanoTime();
+                after = server.get();
+            } finally {
+                publishers.forEach(Publisher::close);
             }
-            start = System.nanoTime();
-            publish(log, subscriber, publisher, WARM_UP_EVENTS, total, label);
-            published = System.nanoTime();
-            // Events still missing at the deadline are reported as lost rather than failing the run.
-            awaitDelivery(log, subscriber, total, label);
-            end = System.nanoTime();
         }
-        return new Result(label, log.outcome(WARM_UP_EVENTS, total), published - start, end - start,
-                log.publishedIds());
+        List<DeliveryLog.Outcome> outcomes = logs.stream().map(log -> log.outcome(warmUp)).toList();
+        return new Result(shape, DeliveryLog.Outcome.sum(outcomes), published - start, end - start, before, after,
+                sends.publishedIds());
     }
 
-    private static void publish(DeliveryLog log, Subscription subscriber, Publisher publisher, int from, int to,
-                                String label) {
-        Progress progress = new Progress(label + " events published", to - from);
-        for (int seq = from; seq < to; seq++) {
-            String payload = Integer.toString(seq);
-            log.sent(seq, System.nanoTime());
-            log.published(seq, publisher.publish(EVENT_TYPE, payload));
-            subscriber.checkAlive();
-            progress.update(seq - from + 1);
+    /** Each publisher publishes its events {@code from} to {@code to} on a thread of its own, all at once. */
+    private void publish(Sends sends, List<Publisher> publishers, Subscription subscribers, int from, int to,
+                         String label) {
+        String padding = padding();
+        if (publishers.size() == 1) {
+            Progress progress = new Progress(label + " events published", to - from);
+            for (int index = from; index < to; index++) {
+                publishOne(sends, publishers.get(0), sends.seq(0, index), padding);
+                subscribers.checkAlive();
+                progress.update(index - from + 1);
+            }
+            return;
+        }
+        AtomicInteger done = new AtomicInteger();
+        AtomicReference<RuntimeException> failure = new AtomicReference<>();
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int p = 0; p < publishers.size(); p++) {
+            int publisher = p;
+            Thread thread = new Thread(() -> {
+                try {
+                    go.await();
+                    for (int index = from; index < to && failure.get() == null; index++) {
+                        publishOne(sends, publishers.get(publisher), sends.seq(publisher, index), padding);
+                        done.incrementAndGet();
+                    }
+                } catch (InterruptedException e) {
+                    failure.compareAndSet(null, new BenchException("interrupted while publishing"));
+                } catch (RuntimeException e) {
+                    failure.compareAndSet(null, e);
+                }
+            }, "bench-publisher-" + p);
+            thread.setDaemon(true);
+            threads.add(thread);
+            thread.start();
+        }
+        go.countDown();
+        int total = publishers.size() * (to - from);
+        Progress progress = new Progress(label + " events published", total);
+        Deadline.in(DELIVERY_TIMEOUT.multipliedBy(Math.max(1, total / 1000)), label + " publishing").require(
+                () -> threads.stream().noneMatch(Thread::isAlive), () -> {
+                    if (failure.get() == null) {
+                        subscribers.checkAlive();
+                    }
+                    progress.update(done.get());
+                });
+        if (failure.get() != null) {
+            throw failure.get();
         }
     }
 
-    private static boolean awaitDelivery(DeliveryLog log, Subscription subscriber, int count, String label) {
-        Progress progress = new Progress(label + " events delivered", count);
-        return Deadline.in(DELIVERY_TIMEOUT, label + " delivery").await(() -> log.delivered() >= count, () -> {
-            subscriber.checkAlive();
-            progress.update(log.delivered());
-        });
+    private static void publishOne(Sends sends, Publisher publisher, int seq, String padding) {
+        sends.sent(seq, System.nanoTime());
+        sends.published(seq, publisher.publish(EVENT_TYPE, seq + padding));
+    }
+
+    /** What follows the sequence number in every payload, so that payloads are about {@code payloadBytes}. */
+    private String padding() {
+        int length = shape.payloadBytes() - 8;
+        return length <= 0 ? "" : " " + "x".repeat(length);
+    }
+
+    private static boolean awaitDelivery(List<DeliveryLog> logs, Subscription subscribers, int count, String label) {
+        int total = count * logs.size();
+        Progress progress = new Progress(label + " events delivered", total);
+        return Deadline.in(DELIVERY_TIMEOUT, label + " delivery").await(
+                () -> logs.stream().allMatch(log -> log.delivered() >= count), () -> {
+                    subscribers.checkAlive();
+                    progress.update(logs.stream().mapToLong(DeliveryLog::delivered).sum());
+                });
     }
 }

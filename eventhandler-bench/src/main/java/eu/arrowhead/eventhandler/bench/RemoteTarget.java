@@ -11,11 +11,7 @@ record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
 
     @Override
     public ResourceSnapshot snapshot() {
-        if (pid.isEmpty()) {
-            return new ResourceSnapshot(null, null, null, null);
-        }
-        ProcStatus status = ProcStatus.read(Long.toString(pid.getAsLong()));
-        return new ResourceSnapshot(status.threads(), null, status.rssBytes(), null);
+        return pid.isEmpty() ? ResourceSnapshot.UNKNOWN : ProcStatus.read(Long.toString(pid.getAsLong())).snapshot();
     }
 
     @Override

@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.bench;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -14,6 +15,8 @@ import java.util.stream.IntStream;
  */
 record ResultTable(String name, List<String> columns, List<List<Object>> rows) {
     static final String MISSING = "n/a";
+    /** Counts of what went wrong: summed, not averaged, over several runs. */
+    static final Set<String> PROBLEM_COLUMNS = Set.of("lost", "duplicated", "out-of-order", "wrong-id", "refused");
 
     /** A cell as text: decimals exactly as rounded, {@value #MISSING} for null. */
     static String text(Object cell) {
@@ -31,6 +34,38 @@ record ResultTable(String name, List<String> columns, List<List<Object>> rows) {
     /** A duration in seconds, to 3 decimals. */
     static BigDecimal seconds(long nanos) {
         return BigDecimal.valueOf(nanos / 1e9).setScale(3, RoundingMode.HALF_UP);
+    }
+
+    /**
+     * The tables of several runs of one scenario, as one table each: per row (matched by position, the runs
+     * having the same rows) the median of each number over the runs (the lower middle for an even count),
+     * except the counts of what went wrong ({@link #PROBLEM_COLUMNS}), which are totals, so that a problem
+     * in one run is never hidden by the others.
+     */
+    static List<ResultTable> medians(List<List<ResultTable>> runs) {
+        List<ResultTable> first = runs.get(0);
+        return IntStream.range(0, first.size()).mapToObj(t -> {
+            ResultTable table = first.get(t);
+            List<List<Object>> rows = IntStream.range(0, table.rows().size())
+                    .mapToObj(r -> IntStream.range(0, table.columns().size())
+                            .mapToObj(c -> combine(table.columns().get(c),
+                                    runs.stream().map(run -> run.get(t).rows().get(r).get(c)).toList()))
+                            .toList())
+                    .toList();
+            return new ResultTable(table.name() + "-median-of-" + runs.size(), table.columns(), rows);
+        }).toList();
+    }
+
+    private static Object combine(String column, List<Object> cells) {
+        if (!cells.stream().allMatch(Number.class::isInstance)) {
+            return cells.get(0);
+        }
+        List<BigDecimal> numbers = cells.stream().map(cell -> cell instanceof BigDecimal decimal ? decimal
+                : BigDecimal.valueOf(((Number) cell).longValue())).sorted().toList();
+        if (PROBLEM_COLUMNS.contains(column)) {
+            return numbers.stream().reduce(BigDecimal.ZERO, BigDecimal::add);
+        }
+        return numbers.get((numbers.size() - 1) / 2);
     }
 
     /** The table aligned in columns: columns of numbers to the right, the others to the left. */

@@ -16,9 +16,9 @@ import java.util.stream.Collectors;
 
 /**
  * Writes a run's tables into a directory: {@code SCENARIO-TIME.json} with every table, one
- * {@code SCENARIO-TIME-TABLE.csv} per table, and for each {@link PlottedRow} its {@link LatencyPlots},
- * {@code SCENARIO-TIME-ROW-histogram.png} and {@code SCENARIO-TIME-ROW-over-time.png}. The time in the names
- * keeps earlier runs for comparison.
+ * {@code SCENARIO-TIME-TABLE.csv} per table, and for each table with latencies its {@link LatencyPlots},
+ * {@code SCENARIO-TIME-TABLE-histogram.png} and {@code SCENARIO-TIME-TABLE-over-time.png}. The time in the
+ * names keeps earlier runs for comparison.
  */
 final class ResultWriter {
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")
@@ -48,12 +48,7 @@ final class ResultWriter {
                 written.add(csv);
             }
             for (ResultTable table : tables) {
-                for (List<Object> row : table.rows()) {
-                    if (row instanceof PlottedRow plotted) {
-                        written.addAll(LatencyPlots.write(directory, prefix + "-" + plotted.label(), plotted.label(),
-                                plotted.outcome()));
-                    }
-                }
+                written.addAll(LatencyPlots.write(directory, prefix + "-" + table.name(), table));
             }
         } catch (IOException e) {
             throw new BenchException("cannot write the results into " + directory + ": " + e, e);

@@ -1,14 +1,25 @@
 package eu.arrowhead.eventhandler.bench;
 
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The measurements {@link Bench} can run, by the name the command line gives them. */
 enum Scenario {
-    A("A", 2000, onOneServer(ScenarioA::run)),
-    IDLE("idle", 1000, onOneServer(IdleScenario::run)),
+    A("A", 2000, onOneServer(LoopScenarios::a)),
+    B("B", 9000, onOneServer(LoopScenarios::b)),
+    C("C", 1000, onOneServer(LoopScenarios::c)),
+    D("D", 3000, WorkerPoolScenario::run),
+    F("F", 200, onOneServer(LoopScenarios::f)),
+    T("T", 0, (options, ignored) -> onOneServer(ThroughputScenario::run).run(options, options.seconds())),
+    M("M", 10_000, onOneServer(MemoryScenario::run)),
+    S("S", 5000, SlowSubscriberScenario::run),
     STORE("store", 2000, StoreScenario::run);
+
+    /** What {@code all} runs, in this order: every scenario but the store's, which has its own command. */
+    static final List<Scenario> ALL = List.of(A, B, C, D, F, T, M, S);
 
     private final String label;
     private final int defaultCount;
@@ -29,7 +40,7 @@ enum Scenario {
         return label;
     }
 
-    /** The count that {@code --events} sets when it is not given: events, or subscribers. */
+    /** The count that {@code --events} sets when it is not given: events, per publisher, or subscribers. */
     int defaultCount() {
         return defaultCount;
     }
@@ -39,15 +50,33 @@ enum Scenario {
     }
 
     /**
-     * A scenario that measures one server: the {@code --target}, or one started in this JVM with the
-     * command line's configuration and stopped afterwards.
+     * The server a scenario measures: the {@code --target}, or one started in this JVM with the command
+     * line's configuration and then {@code settings}, warmed up for {@code --warm-up-seconds}.
      */
+    static Target server(BenchOptions options, Map<String, String> settings) {
+        Target target;
+        if (options.target() != null) {
+            target = new RemoteTarget(options.target(), options.pid());
+        } else {
+            Map<String, String> config = new LinkedHashMap<>(options.overrides());
+            config.putAll(settings);
+            target = InProcessTarget.start(config);
+        }
+        System.err.println("bench: server " + target.baseUri() + (options.target() == null ? " (in-process)" : "")
+                + (settings.isEmpty() ? "" : " with " + settings));
+        try {
+            JitWarmUp.run(target, options.warmUp());
+        } catch (RuntimeException e) {
+            target.close();
+            throw e;
+        }
+        return target;
+    }
+
+    /** A scenario that measures one server, started and warmed up by {@link #server}, stopped afterwards. */
     private static Runner onOneServer(OneServerRunner runner) {
         return (options, count) -> {
-            try (Target target = options.target() == null ? InProcessTarget.start(options.overrides())
-                    : new RemoteTarget(options.target(), options.pid())) {
-                System.err.println("bench: scenario " + options.scenario() + " against " + target.baseUri()
-                        + (options.target() == null ? " (in-process)" : ""));
+            try (Target target = server(options, Map.of())) {
                 return runner.run(target, count);
             }
         };

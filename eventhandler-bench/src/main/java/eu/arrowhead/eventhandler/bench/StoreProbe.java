@@ -78,17 +78,26 @@ final class StoreProbe implements AutoCloseable {
         return missing.build().toArray();
     }
 
+    /** Events the store has dropped from the log so far (its buffer overflowed); null without a store. */
+    Long droppedEvents() {
+        EventStore.Status store = health().store();
+        return store == null ? null : store.droppedEvents();
+    }
+
     private EventStore.Status status() {
-        HealthResource.Health health;
+        EventStore.Status store = health().store();
+        if (store == null) {
+            throw new BenchException("mgmt/health reports no event store");
+        }
+        return store;
+    }
+
+    private HealthResource.Health health() {
         try {
-            health = JsonMapper.get().readValue(get("/eventhandler/mgmt/health", true), HealthResource.Health.class);
+            return JsonMapper.get().readValue(get("/eventhandler/mgmt/health", true), HealthResource.Health.class);
         } catch (IOException e) {
             throw new BenchException("mgmt/health answered what is not its report: " + e.getMessage(), e);
         }
-        if (health.store() == null) {
-            throw new BenchException("mgmt/health reports no event store");
-        }
-        return health.store();
     }
 
     private static JsonNode readTree(byte[] json) {

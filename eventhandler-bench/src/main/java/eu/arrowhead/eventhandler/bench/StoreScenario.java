@@ -53,7 +53,7 @@ final class StoreScenario {
     private StoreScenario(BenchOptions options, int events) {
         this.options = options;
         this.events = events;
-        this.sustain = Duration.ofSeconds(options.store().seconds());
+        this.sustain = Duration.ofSeconds(options.seconds());
     }
 
     static Scenario.Result run(BenchOptions options, int events) {
@@ -108,7 +108,8 @@ final class StoreScenario {
         try (TempDirectory directory = TempDirectory.create(H2_DIRECTORY_PREFIX);
              Target target = InProcessTarget.start(config("async", h2(directory)))) {
             progress(label, "the rows' phases on async H2 for " + WARM_UP.toSeconds() + " s, not measured");
-            PublishLoop loop = new PublishLoop(label, target.baseUri(), new RawHttpEnds(false), events);
+            PublishLoop loop = new PublishLoop(PublishLoop.Shape.of(label, 1, 1, events), target.baseUri(),
+                    new RawHttpEnds(false), target::snapshot);
             Deadline warm = Deadline.in(WARM_UP, "the warm-up");
             do {
                 loop.run();
@@ -123,7 +124,8 @@ final class StoreScenario {
         try (Target target = InProcessTarget.start(config(mode, database));
              StoreProbe probe = new StoreProbe(target.baseUri())) {
             URI base = target.baseUri();
-            PublishLoop loop = new PublishLoop(label, base, new RawHttpEnds(false), events);
+            PublishLoop loop = new PublishLoop(PublishLoop.Shape.of(label, 1, 1, events), base, new RawHttpEnds(false),
+                    target::snapshot);
             progress(label, "server at " + base + "; warm-up round of " + events + " events, not measured");
             PublishLoop.Result warmUp = loop.run();
             progress(label, "latency: " + events + " events one after another");

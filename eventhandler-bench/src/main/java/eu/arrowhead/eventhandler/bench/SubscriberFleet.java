@@ -11,12 +11,14 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 /**
- * Many subscribers read by one selector thread: a thread per subscriber would add a thousand threads and
- * their stacks to the very process whose threads and memory the idle scenario measures.
+ * Many subscribers read by one selector thread: a thread per subscriber would add thousands of threads and
+ * their stacks to the very process whose threads and memory scenario M measures, and their scheduling to
+ * the latencies scenario F measures.
  */
-final class SubscriberFleet implements AutoCloseable {
+final class SubscriberFleet implements PublishLoop.Subscription {
     private static final long JOIN_MILLIS = 5_000;
 
     private final SseEndpoint endpoint;
@@ -25,7 +27,6 @@ final class SubscriberFleet implements AutoCloseable {
     private final Queue<Member> joining = new ConcurrentLinkedQueue<>();
     private final List<Member> members = new ArrayList<>();
     private final AtomicInteger opened = new AtomicInteger();
-    private final AtomicInteger received = new AtomicInteger();
     private final ByteBuffer buffer = ByteBuffer.allocate(16_384);
     private volatile boolean closing;
     private volatile String failure;
@@ -48,13 +49,18 @@ final class SubscriberFleet implements AutoCloseable {
         }
     }
 
-    /** Subscribes {@code count} more times and returns once every stream's opening comment has arrived. */
-    void open(int count, Deadline deadline) {
-        Progress progress = new Progress("subscribers opened", count);
-        for (int i = 0; i < count; i++) {
+    /**
+     * Subscribes once per listener and returns once every stream's opening comment has arrived.
+     *
+     * @param listeners each told of its subscriber's event frames, on the fleet's thread; an exception it
+     *                  throws ends that stream and is reported by {@link #checkAlive}
+     */
+    void open(List<? extends Consumer<SseFrame>> listeners, Deadline deadline) {
+        Progress progress = new Progress("subscribers opened", listeners.size());
+        for (Consumer<SseFrame> listener : listeners) {
             deadline.check();
             checkAlive();
-            Member member = new Member(connect(deadline));
+            Member member = new Member(connect(deadline), listener);
             members.add(member);
             joining.add(member);
             selector.wakeup();
@@ -66,28 +72,13 @@ final class SubscriberFleet implements AutoCloseable {
         });
     }
 
-    /** Subscribers that have received at least one event. */
-    int received() {
-        return received.get();
-    }
-
     /** Fails if a stream has ended or broken. */
-    void checkAlive() {
+    @Override
+    public void checkAlive() {
         String problem = failure;
         if (problem != null) {
             throw new BenchException("a subscriber's stream failed: " + problem);
         }
-    }
-
-    /** Events received beyond the first, summed over all subscribers; read it after {@link #close}. */
-    int duplicates() {
-        return members.stream().mapToInt(member -> Math.max(0, member.events - 1)).sum();
-    }
-
-    /** When each subscriber that received an event got its first one; read it after {@link #close}. */
-    long[] firstEventNanos() {
-        return members.stream().filter(member -> member.events > 0).mapToLong(member -> member.firstEventNanos)
-                .toArray();
     }
 
     private SocketChannel connect(Deadline deadline) {
@@ -164,12 +155,12 @@ final class SubscriberFleet implements AutoCloseable {
     private final class Member {
         private final SocketChannel channel;
         private final HttpStreamDecoder decoder = new HttpStreamDecoder(new SseParser(this::frame));
+        private final Consumer<SseFrame> listener;
         private boolean streamOpen;
-        private int events;
-        private long firstEventNanos;
 
-        Member(SocketChannel channel) {
+        Member(SocketChannel channel, Consumer<SseFrame> listener) {
             this.channel = channel;
+            this.listener = listener;
         }
 
         void read(SelectionKey key) {
@@ -194,9 +185,8 @@ final class SubscriberFleet implements AutoCloseable {
                     streamOpen = true;
                     opened.incrementAndGet();
                 }
-            } else if (events++ == 0) {
-                firstEventNanos = frame.receivedNanos();
-                received.incrementAndGet();
+            } else {
+                listener.accept(frame);
             }
         }
 

@@ -32,8 +32,8 @@ final class SustainedPublish {
     }
 
     /**
-     * @param accepted   publishes answered 200
-     * @param refused    publishes answered anything else
+     * @param accepted   events accepted (answered 200)
+     * @param refused    requests answered anything else
      * @param refusal    the first refusal, as status and body; null when there was none
      * @param ids        the ids of the accepted events, in no order
      * @param nanos      from the start until the last answer
@@ -52,11 +52,17 @@ final class SustainedPublish {
     }
 
     static Result run(URI base, int publishers, Duration length) {
-        byte[] body = HttpPublisher.body(EVENT_TYPE, "sustained");
+        return run(base, publishers, length, 1);
+    }
+
+    /** Like {@link #run(URI, int, Duration)}, each request a batch of {@code batch} events when above 1. */
+    static Result run(URI base, int publishers, Duration length, int batch) {
+        byte[] body = batch == 1 ? HttpPublisher.body(EVENT_TYPE, "sustained")
+                : HttpPublisher.batchBody(EVENT_TYPE, "sustained", batch);
         ExecutorService threads = Executors.newFixedThreadPool(publishers);
         long start = System.nanoTime();
         long end = start + length.toNanos();
-        Callable<Tally> publisher = () -> publishUntil(base, body, end);
+        Callable<Tally> publisher = () -> publishUntil(base, body, batch > 1, end);
         try {
             List<Future<Tally>> futures = threads.invokeAll(Collections.nCopies(publishers, publisher),
                     length.plus(FINISH_TIMEOUT).toNanos(), TimeUnit.NANOSECONDS);
@@ -83,15 +89,15 @@ final class SustainedPublish {
         }
     }
 
-    private static Tally publishUntil(URI base, byte[] body, long endNanos) {
+    private static Tally publishUntil(URI base, byte[] body, boolean batch, long endNanos) {
         LongStream.Builder ids = LongStream.builder();
         long refused = 0;
         String refusal = null;
         try (HttpPublisher publisher = new HttpPublisher(base, false)) {
             while (System.nanoTime() - endNanos < 0) {
-                HttpPublisher.Answer answer = publisher.send(body);
+                HttpPublisher.Answer answer = batch ? publisher.sendBatch(body) : publisher.send(body);
                 if (answer.accepted()) {
-                    ids.add(answer.id());
+                    LongStream.of(answer.ids()).forEach(ids);
                 } else {
                     refused++;
                     refusal = refusal == null ? answer.code() + " " + answer.refusal() : refusal;

@@ -1,70 +1,70 @@
 package eu.arrowhead.eventhandler.bench;
 
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.stream.IntStream;
 
 /**
- * Scenario idle: what N idle subscribers cost the server (threads, resident memory, heap), and whether one
- * event then reaches all of them and how fast.
+ * Scenario M: what N idle subscribers (default 10 000) cost the server (threads, resident memory, heap), and
+ * whether one event then reaches all of them and how fast.
  */
-final class IdleScenario {
+final class MemoryScenario {
     private static final String EVENT_TYPE = "bench.idle";
     private static final String WARM_UP_EVENT_TYPE = "bench.idle.warm-up";
     private static final int WARM_UP_EVENTS = 500;
     private static final Duration OPEN_TIMEOUT_BASE = Duration.ofSeconds(30);
     private static final Duration OPEN_TIMEOUT_PER_SUBSCRIBER = Duration.ofMillis(10);
-    private static final Duration FAN_OUT_TIMEOUT = Duration.ofSeconds(10);
-    private static final double MIB = 1024.0 * 1024.0;
+    private static final Duration FAN_OUT_TIMEOUT = Duration.ofSeconds(20);
 
-    private IdleScenario() {
+    private MemoryScenario() {
     }
 
     static Scenario.Result run(Target target, int subscribers) {
         ResourceSnapshot before;
         ResourceSnapshot after;
-        int received;
+        // One event, sequence number 0, published once: every subscriber's log expects it.
+        Sends sends = new Sends(1, 1);
+        List<DeliveryLog> logs = IntStream.range(0, subscribers).mapToObj(i -> new DeliveryLog(EVENT_TYPE, sends))
+                .toList();
         SubscriberFleet fleet = SubscriberFleet.start(new SseEndpoint(target.baseUri(), EVENT_TYPE));
-        long sentNanos;
         try (fleet; HttpPublisher publisher = new HttpPublisher(target.baseUri(), false)) {
             warmUp(publisher);
             // Taken with the fleet's thread already running, so that the difference is the subscribers.
             before = target.snapshot();
-            fleet.open(subscribers, Deadline.in(OPEN_TIMEOUT_BASE.plus(
-                    OPEN_TIMEOUT_PER_SUBSCRIBER.multipliedBy(subscribers)), subscribers + " subscribers to open"));
+            fleet.open(logs.stream().<Consumer<SseFrame>>map(log -> log::received).toList(),
+                    Deadline.in(OPEN_TIMEOUT_BASE.plus(OPEN_TIMEOUT_PER_SUBSCRIBER.multipliedBy(subscribers)),
+                            subscribers + " subscribers to open"));
             after = target.snapshot();
 
-            byte[] body = HttpPublisher.body(EVENT_TYPE, "fan-out");
-            sentNanos = System.nanoTime();
-            publisher.publish(body);
+            byte[] body = HttpPublisher.body(EVENT_TYPE, "0");
+            sends.sent(0, System.nanoTime());
+            sends.published(0, publisher.publish(body));
             Progress progress = new Progress("subscribers reached", subscribers);
             // Subscribers the event has not reached by the deadline are reported as lost.
             Deadline.in(FAN_OUT_TIMEOUT, "the event to reach every subscriber").await(
-                    () -> fleet.received() == subscribers, () -> {
+                    () -> logs.stream().allMatch(log -> log.delivered() == 1), () -> {
                         fleet.checkAlive();
-                        progress.update(fleet.received());
+                        progress.update(logs.stream().mapToInt(DeliveryLog::delivered).sum());
                     });
-            received = fleet.received();
         }
-        long[] latencies = Arrays.stream(fleet.firstEventNanos()).map(nanos -> nanos - sentNanos).toArray();
-        LatencyStats fanOut = LatencyStats.of(latencies);
-        int duplicates = fleet.duplicates();
-
+        DeliveryLog.Outcome outcome = DeliveryLog.Outcome.sum(logs.stream().map(log -> log.outcome(0)).toList());
+        LatencyStats fanOut = LatencyStats.of(outcome.latencyNanos());
         List<String> failures = new ArrayList<>();
-        if (received < subscribers || duplicates > 0) {
-            failures.add("idle: the event reached " + received + " of " + subscribers + " subscribers, "
-                    + duplicates + " duplicates");
+        if (!outcome.clean()) {
+            failures.add("M: the event to " + subscribers + " subscribers: " + outcome.problems());
         }
-        return new Scenario.Result(List.of(resources(before, after), new ResultTable("idle-fan-out",
-                List.of("subscribers", "received", "lost", "duplicated", "p50 ms", "max ms"),
-                List.of(Arrays.asList(subscribers, received, subscribers - received, duplicates, fanOut.p50(),
-                        fanOut.max())))), failures);
+        List<Object> fanOutRow = new ArrayList<>(Arrays.asList(subscribers, outcome.delivered(), outcome.lost(),
+                outcome.duplicated()));
+        fanOutRow.addAll(fanOut.cells());
+        List<String> fanOutColumns = List.of("subscribers", "received", "lost", "duplicated", "mean ms", "p50 ms",
+                "p90 ms", "p99 ms", "p99.9 ms", "max ms");
+        return new Scenario.Result(List.of(resources(before, after),
+                new ResultTable("M-fan-out", fanOutColumns, List.of(fanOutRow))), failures);
     }
-
     /**
      * Publishes to a topic nobody subscribes to, so that the measured event does not pay for the server's
      * first request (Jersey initializes lazily) and a cold JIT.
@@ -82,10 +82,10 @@ final class IdleScenario {
         List<List<Object>> rows = List.of(
                 row("live threads", before, after, ResourceSnapshot::threads, count -> count),
                 row("eh- threads", before, after, ResourceSnapshot::serverThreads, count -> count),
-                row("RSS MiB", before, after, ResourceSnapshot::rssBytes, IdleScenario::mebibytes),
+                row("RSS MiB", before, after, ResourceSnapshot::rssBytes, ResourceSnapshot::mebibytes),
                 row("heap used MiB (after GC)", before, after, ResourceSnapshot::heapUsedBytes,
-                        IdleScenario::mebibytes));
-        return new ResultTable("idle-resources", List.of("metric", "before", "after", "change"), rows);
+                        ResourceSnapshot::mebibytes));
+        return new ResultTable("M-resources", List.of("metric", "before", "after", "change"), rows);
     }
 
     /** A metric's row; a value that cannot be seen stays null, and so does its change. */
@@ -96,9 +96,5 @@ final class IdleScenario {
         Long change = was == null || is == null ? null : is - was;
         return Arrays.asList(metric, was == null ? null : format.apply(was), is == null ? null : format.apply(is),
                 change == null ? null : format.apply(change));
-    }
-
-    private static BigDecimal mebibytes(long bytes) {
-        return BigDecimal.valueOf(bytes / MIB).setScale(1, RoundingMode.HALF_UP);
     }
 }

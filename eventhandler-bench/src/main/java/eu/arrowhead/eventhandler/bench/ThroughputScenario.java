@@ -1,0 +1,124 @@
+package eu.arrowhead.eventhandler.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * Scenario T: the publish rate, 1 and 8 publishers publishing back to back for a set time (default 10 s),
+ * single events and batches of {@value #BATCH} ({@code publish/batch}). A subscriber of the topic checks
+ * that every accepted event reached it exactly once and in id order: a rate bought with lost events would
+ * be no rate. The events the event store had to drop from its log meanwhile (its buffer overflowed: the
+ * writer did not keep up) are counted too.
+ */
+final class ThroughputScenario {
+    static final int BATCH = 100;
+    private static final List<Integer> PUBLISHERS = List.of(1, 8);
+    private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(30);
+    private static final List<String> COLUMNS = List.of("row", "publishers", "events per request", "seconds",
+            "accepted", "refused", "events/s", "delivered", "lost", "duplicated", "out-of-order",
+            "dropped from the event log", "server CPU ms",
+            "server RSS MiB", "server threads");
+
+    private ThroughputScenario() {
+    }
+
+    static Scenario.Result run(Target target, int seconds) {
+        List<List<Object>> rows = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        for (int batch : List.of(1, BATCH)) {
+            for (int publishers : PUBLISHERS) {
+                String label = "T-" + publishers + "-publisher" + (publishers == 1 ? "" : "s")
+                        + (batch == 1 ? "" : "-batch-" + batch);
+                rows.add(row(target, label, publishers, batch, Duration.ofSeconds(seconds), failures));
+            }
+        }
+        return new Scenario.Result(List.of(new ResultTable("T", COLUMNS, rows)), failures);
+    }
+
+    private static List<Object> row(Target target, String label, int publishers, int batch, Duration length,
+                                    List<String> failures) {
+        IdRecorder recorder = new IdRecorder();
+        SustainedPublish.Result sustained;
+        ResourceSnapshot before;
+        ResourceSnapshot after;
+        Long droppedBefore;
+        Long droppedAfter;
+        try (StoreProbe store = new StoreProbe(target.baseUri());
+             SseReader subscriber = SseReader.open(new SseEndpoint(target.baseUri(), SustainedPublish.EVENT_TYPE),
+                recorder, Deadline.in(Duration.ofSeconds(10), label + " subscriber to be live"))) {
+            System.err.println("bench: " + label + ": publishing for " + length.toSeconds() + " s");
+            before = target.snapshot();
+            droppedBefore = store.droppedEvents();
+            sustained = SustainedPublish.run(target.baseUri(), publishers, length, batch);
+            after = target.snapshot();
+            droppedAfter = store.droppedEvents();
+            Progress progress = new Progress(label + " events delivered", sustained.accepted());
+            Deadline.in(DELIVERY_TIMEOUT, label + " delivery").await(
+                    () -> recorder.count() >= sustained.accepted(), () -> {
+                        subscriber.checkAlive();
+                        progress.update(recorder.count());
+                    });
+        }
+        Delivery delivery = Delivery.of(sustained.ids(), recorder.ids());
+        if (!delivery.clean()) {
+            failures.add(label + ": " + delivery.lost() + " lost, " + delivery.duplicated() + " duplicated, "
+                    + delivery.outOfOrder() + " out of order");
+        }
+        return Arrays.asList(label, publishers, batch, ResultTable.seconds(sustained.nanos()), sustained.accepted(),
+                sustained.refused(), sustained.rate(), delivery.delivered(), delivery.lost(), delivery.duplicated(),
+                delivery.outOfOrder(), droppedBefore == null ? null : droppedAfter - droppedBefore,
+                after.cpuMillisSince(before), ResourceSnapshot.mebibytes(after.rssBytes()),
+                after.brokerThreads());
+    }
+
+    /** The ids of a stream's events in arrival order; the frames' data is not even parsed, to keep up. */
+    private static final class IdRecorder implements Consumer<SseFrame> {
+        private final AtomicInteger count = new AtomicInteger();
+        private long[] ids = new long[1 << 16];
+
+        @Override
+        public void accept(SseFrame frame) {
+            int next = count.get();
+            if (next == ids.length) {
+                ids = Arrays.copyOf(ids, ids.length * 2);
+            }
+            ids[next] = Long.parseLong(frame.id());
+            count.set(next + 1);
+        }
+
+        int count() {
+            return count.get();
+        }
+
+        /** Read once the reader's thread has stopped. */
+        long[] ids() {
+            return Arrays.copyOf(ids, count.get());
+        }
+    }
+
+    /** The received ids held against the accepted ones. */
+    private record Delivery(long delivered, long lost, long duplicated, long outOfOrder) {
+
+        static Delivery of(long[] accepted, long[] received) {
+            long[] sortedAccepted = accepted.clone();
+            Arrays.sort(sortedAccepted);
+            long outOfOrder = 0;
+            for (int i = 1; i < received.length; i++) {
+                outOfOrder += received[i] < received[i - 1] ? 1 : 0;
+            }
+            long[] distinct = Arrays.stream(received).sorted().distinct().toArray();
+            long delivered = Arrays.stream(distinct).filter(id -> Arrays.binarySearch(sortedAccepted, id) >= 0)
+                    .count();
+            return new Delivery(delivered, sortedAccepted.length - delivered, received.length - distinct.length,
+                    outOfOrder);
+        }
+
+        boolean clean() {
+            return lost == 0 && duplicated == 0 && outOfOrder == 0;
+        }
+    }
+}
