@@ -30,14 +30,15 @@ final class MemoryScenario {
         Sends sends = new Sends(1, 1);
         List<DeliveryLog> logs = IntStream.range(0, subscribers).mapToObj(i -> new DeliveryLog(EVENT_TYPE, sends))
                 .toList();
-        SubscriberFleet fleet = SubscriberFleet.start(new SseEndpoint(target.baseUri(), EVENT_TYPE));
+        SubscriberFleet fleet = SubscriberFleet.start(new SseFleetProtocol(
+                new SseEndpoint(target.baseUri(), EVENT_TYPE),
+                logs.stream().<Consumer<SseFrame>>map(log -> log::received).toList()));
         try (fleet; HttpPublisher publisher = new HttpPublisher(target.baseUri(), false)) {
             warmUp(publisher);
             // Taken with the fleet's thread already running, so that the difference is the subscribers.
             before = target.snapshot();
-            fleet.open(logs.stream().<Consumer<SseFrame>>map(log -> log::received).toList(),
-                    Deadline.in(OPEN_TIMEOUT_BASE.plus(OPEN_TIMEOUT_PER_SUBSCRIBER.multipliedBy(subscribers)),
-                            subscribers + " subscribers to open"));
+            fleet.open(subscribers, Deadline.in(OPEN_TIMEOUT_BASE.plus(
+                    OPEN_TIMEOUT_PER_SUBSCRIBER.multipliedBy(subscribers)), subscribers + " subscribers to open"));
             after = target.snapshot();
 
             byte[] body = HttpPublisher.body(EVENT_TYPE, "0");

@@ -1,8 +1,10 @@
 package eu.arrowhead.eventhandler.bench;
 
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import org.eclipse.paho.client.mqttv3.IMqttDeliveryToken;
 import org.eclipse.paho.client.mqttv3.MqttCallback;
@@ -54,6 +56,19 @@ final class MqttEnds implements PublishLoop.Ends {
             throw closedAfter(client, new BenchException("cannot subscribe at " + base + ": " + e, e));
         }
         return receiver.subscription(() -> close(client));
+    }
+
+    /** Many subscribers are read on the socket by one thread, as ours are: see {@link RawHttpEnds}. */
+    @Override
+    public PublishLoop.Subscription subscribeAll(URI base, List<DeliveryLog> logs, Deadline live) {
+        if (logs.size() <= RawHttpEnds.MAX_READER_THREADS) {
+            return PublishLoop.Ends.super.subscribeAll(base, logs, live);
+        }
+        return SubscriberFleet.open(new MqttFleetProtocol(address(base), topicPrefix, logs, "eventhandler-bench-" + UUID.randomUUID() + "-"), logs.size(), live);
+    }
+
+    private static InetSocketAddress address(URI base) {
+        return new InetSocketAddress(base.getHost(), base.getPort());
     }
 
     @Override

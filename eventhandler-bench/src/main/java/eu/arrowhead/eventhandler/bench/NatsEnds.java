@@ -5,9 +5,11 @@ import io.nats.client.ConnectionListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeoutException;
 
@@ -40,6 +42,19 @@ final class NatsEnds implements PublishLoop.Ends {
             throw failure("cannot subscribe at " + base, e);
         }
         return receiver.subscription(() -> close(connection));
+    }
+
+    /** Many subscribers are read on the socket by one thread, as ours are: see {@link RawHttpEnds}. */
+    @Override
+    public PublishLoop.Subscription subscribeAll(URI base, List<DeliveryLog> logs, Deadline live) {
+        if (logs.size() <= RawHttpEnds.MAX_READER_THREADS) {
+            return PublishLoop.Ends.super.subscribeAll(base, logs, live);
+        }
+        return SubscriberFleet.open(new NatsFleetProtocol(address(base), subjectPrefix, logs), logs.size(), live);
+    }
+
+    private static InetSocketAddress address(URI base) {
+        return new InetSocketAddress(base.getHost(), base.getPort());
     }
 
     @Override

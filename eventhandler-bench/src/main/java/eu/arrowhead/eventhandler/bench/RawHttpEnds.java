@@ -11,9 +11,10 @@ import java.util.function.Consumer;
 final class RawHttpEnds implements PublishLoop.Ends {
     /**
      * Up to this many subscribers, each reads on a thread of its own, which wakes as its bytes arrive; more
-     * share one selector thread, so that a thousand of them do not put a thousand threads on 2 cores.
+     * share one selector thread, so that a thousand of them do not put a thousand threads on 2 cores. The
+     * peers' ends follow the same rule.
      */
-    private static final int MAX_READER_THREADS = 16;
+    static final int MAX_READER_THREADS = 16;
 
     private final boolean newConnectionPerPublish;
 
@@ -31,14 +32,8 @@ final class RawHttpEnds implements PublishLoop.Ends {
         if (logs.size() <= MAX_READER_THREADS) {
             return PublishLoop.Ends.super.subscribeAll(base, logs, live);
         }
-        SubscriberFleet fleet = SubscriberFleet.start(new SseEndpoint(base, PublishLoop.EVENT_TYPE));
-        try {
-            fleet.open(logs.stream().<Consumer<SseFrame>>map(log -> log::received).toList(), live);
-        } catch (RuntimeException e) {
-            fleet.close();
-            throw e;
-        }
-        return fleet;
+        return SubscriberFleet.open(new SseFleetProtocol(new SseEndpoint(base, PublishLoop.EVENT_TYPE),
+                logs.stream().<Consumer<SseFrame>>map(log -> log::received).toList()), logs.size(), live);
     }
 
     @Override

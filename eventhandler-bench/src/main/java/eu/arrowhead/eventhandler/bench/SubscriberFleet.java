@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 /**
  * Many subscribers read by one selector thread: a thread per subscriber would add thousands of threads and
@@ -21,7 +20,7 @@ import java.util.function.Consumer;
 final class SubscriberFleet implements PublishLoop.Subscription {
     private static final long JOIN_MILLIS = 5_000;
 
-    private final SseEndpoint endpoint;
+    private final FleetProtocol protocol;
     private final Selector selector;
     private final Thread thread;
     private final Queue<Member> joining = new ConcurrentLinkedQueue<>();
@@ -31,17 +30,17 @@ final class SubscriberFleet implements PublishLoop.Subscription {
     private volatile boolean closing;
     private volatile String failure;
 
-    private SubscriberFleet(SseEndpoint endpoint, Selector selector) {
-        this.endpoint = endpoint;
+    private SubscriberFleet(FleetProtocol protocol, Selector selector) {
+        this.protocol = protocol;
         this.selector = selector;
         this.thread = new Thread(this::run, "bench-subscriber-fleet");
         thread.setDaemon(true);
     }
 
     /** Starts the fleet's thread, with no subscribers yet. */
-    static SubscriberFleet start(SseEndpoint endpoint) {
+    static SubscriberFleet start(FleetProtocol protocol) {
         try {
-            SubscriberFleet fleet = new SubscriberFleet(endpoint, Selector.open());
+            SubscriberFleet fleet = new SubscriberFleet(protocol, Selector.open());
             fleet.thread.start();
             return fleet;
         } catch (IOException e) {
@@ -50,17 +49,29 @@ final class SubscriberFleet implements PublishLoop.Subscription {
     }
 
     /**
-     * Subscribes once per listener and returns once every stream's opening comment has arrived.
-     *
-     * @param listeners each told of its subscriber's event frames, on the fleet's thread; an exception it
-     *                  throws ends that stream and is reported by {@link #checkAlive}
+     * Opens {@code count} subscribers, members 0 to count - 1 of the protocol, and returns once every one is
+     * live. What a member receives goes where its protocol says, on the fleet's thread; an exception there
+     * ends that member and is reported by {@link #checkAlive}.
      */
-    void open(List<? extends Consumer<SseFrame>> listeners, Deadline deadline) {
-        Progress progress = new Progress("subscribers opened", listeners.size());
-        for (Consumer<SseFrame> listener : listeners) {
+    static SubscriberFleet open(FleetProtocol protocol, int count, Deadline deadline) {
+        SubscriberFleet fleet = start(protocol);
+        try {
+            fleet.open(count, deadline);
+        } catch (RuntimeException e) {
+            fleet.close();
+            throw e;
+        }
+        return fleet;
+    }
+
+    /** Opens {@code count} more subscribers and returns once every one is live. */
+    void open(int count, Deadline deadline) {
+        Progress progress = new Progress("subscribers opened", count);
+        for (int i = 0; i < count; i++) {
             deadline.check();
             checkAlive();
-            Member member = new Member(connect(deadline), listener);
+            int index = members.size();
+            Member member = new Member(connect(index, deadline), protocol.stream(index));
             members.add(member);
             joining.add(member);
             selector.wakeup();
@@ -81,13 +92,13 @@ final class SubscriberFleet implements PublishLoop.Subscription {
         }
     }
 
-    private SocketChannel connect(Deadline deadline) {
+    private SocketChannel connect(int member, Deadline deadline) {
         SocketChannel channel = null;
         try {
             channel = SocketChannel.open();
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.socket().connect(endpoint.address(), deadline.remainingMillis());
-            ByteBuffer request = ByteBuffer.wrap(endpoint.request());
+            channel.socket().connect(protocol.address(), deadline.remainingMillis());
+            ByteBuffer request = ByteBuffer.wrap(protocol.request(member));
             while (request.hasRemaining()) {
                 channel.write(request);
             }
@@ -95,7 +106,7 @@ final class SubscriberFleet implements PublishLoop.Subscription {
             return channel;
         } catch (IOException e) {
             closeQuietly(channel);
-            throw new BenchException("cannot open subscriber " + (members.size() + 1) + " at " + endpoint.base()
+            throw new BenchException("cannot open subscriber " + (member + 1) + " at " + protocol.address()
                     + ": " + e, e);
         }
     }
@@ -154,13 +165,12 @@ final class SubscriberFleet implements PublishLoop.Subscription {
     /** One subscriber: its connection and what it has received, touched only by the fleet's thread. */
     private final class Member {
         private final SocketChannel channel;
-        private final HttpStreamDecoder decoder = new HttpStreamDecoder(new SseParser(this::frame));
-        private final Consumer<SseFrame> listener;
-        private boolean streamOpen;
+        private final FleetProtocol.Stream stream;
+        private boolean live;
 
-        Member(SocketChannel channel, Consumer<SseFrame> listener) {
+        Member(SocketChannel channel, FleetProtocol.Stream stream) {
             this.channel = channel;
-            this.listener = listener;
+            this.stream = stream;
         }
 
         void read(SelectionKey key) {
@@ -170,23 +180,16 @@ final class SubscriberFleet implements PublishLoop.Subscription {
                 if (n < 0) {
                     fail(key, "the server closed a subscriber's connection");
                 } else {
-                    decoder.feed(buffer.array(), 0, n);
+                    stream.feed(buffer.array(), 0, n);
+                    if (!live && stream.live()) {
+                        live = true;
+                        opened.incrementAndGet();
+                    }
                 }
             } catch (IOException e) {
                 fail(key, e.toString());
             } catch (RuntimeException e) {
                 fail(key, e.getMessage());
-            }
-        }
-
-        private void frame(SseFrame frame) {
-            if (frame.isComment()) {
-                if (!streamOpen) {
-                    streamOpen = true;
-                    opened.incrementAndGet();
-                }
-            } else {
-                listener.accept(frame);
             }
         }
 
