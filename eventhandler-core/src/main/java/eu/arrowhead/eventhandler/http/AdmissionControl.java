@@ -40,7 +40,9 @@ public final class AdmissionControl extends HttpHandler {
             request.setAttribute(ADMITTED, Boolean.TRUE);
             // A publish whose body has arrived whole reads without blocking and never waits in the hub,
             // so it runs on the selector that parsed it: a handoff to a worker costs a wake-up per
-            // publish, which on a loaded 2-core machine was the largest single cost (docs/architecture.md).
+            // publish. On the 2-core machine, scripts/bench A (kept-alive row): p50 0.36 -> 0.25 ms,
+            // 2 062 -> 3 749 publishes/s; ten publishers x ten subscribers: p50 3.1-3.5 -> 2.1-2.5 ms,
+            // p99 15.6-15.9 -> 6.8-7.4 ms (docs/architecture.md has the whole series).
             boolean inline = publishesOnSelector && isPublish.test(request.getRequestURI())
                     && request.getInputBuffer().isFinished();
             return inline ? null : workers;
