@@ -21,6 +21,11 @@ import org.glassfish.grizzly.http.server.Response;
  */
 public final class AdmissionControl extends HttpHandler {
     private static final String ADMITTED = AdmissionControl.class.getName() + ".admitted";
+    /**
+     * Larger publishes (batches, mostly) run on a worker: parsing and validating up to
+     * {@code publish.max-request-bytes} takes long enough that the selector's other connections would wait.
+     */
+    private static final int INLINE_MAX_BODY_BYTES = 16 * 1024;
 
     private final HttpHandler streams;
     private final String streamsPath;
@@ -44,6 +49,7 @@ public final class AdmissionControl extends HttpHandler {
             // 2 062 -> 3 749 publishes/s; ten publishers x ten subscribers: p50 3.1-3.5 -> 2.1-2.5 ms,
             // p99 15.6-15.9 -> 6.8-7.4 ms (docs/architecture.md has the whole series).
             boolean inline = publishesOnSelector && isPublish.test(request.getRequestURI())
+                    && request.getContentLength() >= 0 && request.getContentLength() <= INLINE_MAX_BODY_BYTES
                     && request.getInputBuffer().isFinished();
             return inline ? null : workers;
         }
