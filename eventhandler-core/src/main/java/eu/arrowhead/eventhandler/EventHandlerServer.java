@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.delivery.EventStreamHandler;
+import eu.arrowhead.eventhandler.delivery.PublisherWrites;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.http.AdmissionControl;
 import eu.arrowhead.eventhandler.http.EchoResource;
@@ -13,7 +14,7 @@ import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
-import eu.arrowhead.eventhandler.publish.PublishResource;
+import eu.arrowhead.eventhandler.publish.PublishHandler;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
 import eu.arrowhead.eventhandler.topic.EventJournal;
@@ -149,9 +150,12 @@ public final class EventHandlerServer implements AutoCloseable {
         ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(named("eh-store-retention"));
 
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
+        PublisherWrites writes = new PublisherWrites(config.subscriberWriteMode(),
+                config.subscriberWriteTimeout().toNanos());
+        PublishHandler publishes = new PublishHandler(events -> writes.publish(() -> hub.publish(events)),
+                validator, config.maxRequestBytes(), config.maxBatchEvents(), config.storeSyncTimeout(),
+                metrics::publishHandled);
         ResourceConfig resources = new ResourceConfig()
-                .register(new PublishResource(hub, validator, config.maxRequestBytes(), config.maxBatchEvents(),
-                        config.storeSyncTimeout(), metrics::publishHandled))
                 .register(new EchoResource())
                 .register(new HealthResource(store))
                 .register(new EventsResource(store, config.storeQueryMaxEvents()))
@@ -165,7 +169,10 @@ public final class EventHandlerServer implements AutoCloseable {
         EventStreamHandler streams = new EventStreamHandler(hub, supervisor, writers,
                 config.subscriberQueueCapacity(), config.subscriberSendBufferBytes(), journal, journalReaders,
                 config.storeReplayPageEvents());
-        AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, jersey, workers,
+        boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
+                && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED;
+        AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, publishes,
+                PublishHandler::handles, publishesOnSelector, jersey, workers,
                 config.workerThreads() + config.workerQueue());
 
         HttpServer http = new HttpServer();

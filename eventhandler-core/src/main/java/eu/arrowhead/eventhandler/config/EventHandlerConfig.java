@@ -32,6 +32,7 @@ public record EventHandlerConfig(
         int subscriberSendBufferBytes,
         int maxSubscribers,
         int writerThreads,
+        WriteMode subscriberWriteMode,
         int replayWindowEvents,
         long replayWindowBytes,
         int maxTopics,
@@ -54,6 +55,15 @@ public record EventHandlerConfig(
 
     /** How accepted events reach the log ({@code store.mode}). */
     public enum StoreMode { OFF, ASYNC, SYNC }
+
+    /** Which thread writes events to subscribers' sockets ({@code subscriber.write-mode}). */
+    public enum WriteMode {
+        QUEUED, PUBLISHER_THREAD;
+
+        String label() {
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
+        }
+    }
 
     private static final int CORES = Runtime.getRuntime().availableProcessors();
 
@@ -79,6 +89,7 @@ public record EventHandlerConfig(
                 v.integer("subscriber.send-buffer-bytes", 1024, 1 << 30),
                 v.integer("subscriber.max-count", 1, 10_000_000),
                 v.threads("subscriber.writer-threads"),
+                v.writeMode("subscriber.write-mode"),
                 v.integer("replay.window-events", 0, 10_000_000),
                 v.longInteger("replay.window-bytes", 0, Long.MAX_VALUE),
                 v.integer("topic.max-count", 1, 10_000_000),
@@ -147,6 +158,16 @@ public record EventHandlerConfig(
                 }
             }
             throw invalid(key, value, "one of async, sync, off");
+        }
+
+        WriteMode writeMode(String key) {
+            String value = text(key);
+            for (WriteMode mode : WriteMode.values()) {
+                if (mode.label().equalsIgnoreCase(value)) {
+                    return mode;
+                }
+            }
+            throw invalid(key, value, "one of queued, publisher-thread");
         }
 
         String jdbcUrl(String key) {

@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import org.glassfish.grizzly.CloseListener;
 import org.glassfish.grizzly.Closeable;
 import org.glassfish.grizzly.Connection;
@@ -28,7 +29,8 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * <p>Why it looks like this:
  * <ul>
  * <li>{@link #offer} runs under the hub's lock for every matching event, so it only enqueues a reference
- *     to the shared frame and, at most once per burst, schedules a drain on the writer pool.</li>
+ *     to the shared frame and, at most once per burst, schedules a drain: on the writer pool, or on the
+ *     publishing thread once it has released the lock ({@link PublisherWrites}).</li>
  * <li>A drain writes only while Grizzly says the socket can take more ({@code canWrite} before every
  *     write makes the write non-blocking); otherwise it parks a write handler and frees the thread. A
  *     stalled client therefore costs no thread, only its bounded queue.</li>
@@ -115,6 +117,11 @@ public final class SubscriberQueue implements Subscriber {
             closeLater(DisconnectReason.SLOW);
             return;
         }
+        PublisherWrites.Batch publishing = PublisherWrites.current();
+        if (publishing != null && publishing.blocking()) {
+            publishing.add(this);
+            return;
+        }
         schedule();
     }
 
@@ -197,8 +204,71 @@ public final class SubscriberQueue implements Subscriber {
 
     private void schedule() {
         if (started && scheduled.compareAndSet(false, true)) {
-            writers.execute(this::drain);
+            PublisherWrites.Batch publishing = PublisherWrites.current();
+            if (publishing == null) {
+                writers.execute(this::drain);
+            } else {
+                publishing.add(this);
+            }
         }
+    }
+
+    /** Runs a drain that {@link #schedule} left to the publishing thread; see {@link PublisherWrites}. */
+    void drainOnThisThread() {
+        drain();
+    }
+
+    /**
+     * {@code subscriber.write-mode=publisher-thread}: writes what is queued on the calling thread, waiting
+     * up to {@code timeoutNanos} for the socket to take each frame, and disconnects the subscriber
+     * ({@code WRITE_TIMEOUT}) when it does not. A stream whose opening frames are not written yet is left
+     * to its writer, which sends them first.
+     */
+    void writeQueuedBlocking(long timeoutNanos) {
+        boolean timedOut = false;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (!started || preambleNext < preamble.size()) {
+                schedule();
+                return;
+            }
+            try {
+                OutputBuffer out = response.getOutputBuffer();
+                for (PublishedEvent next; !timedOut && (next = queue.poll()) != null; ) {
+                    timedOut = !awaitCanWrite(out, System.nanoTime() + timeoutNanos);
+                    if (timedOut) {
+                        next.dropped();
+                    } else {
+                        out.writeBuffer(Buffers.wrap(memory, next.frame()));
+                        out.flush();
+                        next.delivered();
+                        lastWriteNanos = System.nanoTime();
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                closeLater(DisconnectReason.WRITE_FAILED);
+                return;
+            }
+        }
+        if (timedOut) {
+            close(DisconnectReason.WRITE_TIMEOUT);
+        }
+    }
+
+    /**
+     * Polls, because a write handler may already be registered by the writer (Grizzly takes one at a
+     * time); this mode is only an ablation, and a stalled socket costs it a wake-up per millisecond.
+     */
+    private static boolean awaitCanWrite(OutputBuffer out, long deadlineNanos) {
+        while (!out.canWrite()) {
+            if (System.nanoTime() - deadlineNanos >= 0) {
+                return false;
+            }
+            LockSupport.parkNanos(1_000_000);
+        }
+        return true;
     }
 
     private void drain() {

@@ -50,6 +50,20 @@ public final class ErrorResponses {
         response.getOutputStream().write(body);
     }
 
+    /**
+     * Writes a fault of ours to a raw Grizzly response: a 500 with an incident id, and the stack trace in the
+     * log only.
+     */
+    public static void writeFault(Response response, String origin, Throwable e) throws IOException {
+        write(response, 500, "GENERIC", faultMessage(origin, e), origin, null);
+    }
+
+    private static String faultMessage(String origin, Throwable e) {
+        String incident = UUID.randomUUID().toString();
+        LOG.error("incident {}: unexpected failure serving {}", incident, origin, e);
+        return "internal error; the server log has incident " + incident;
+    }
+
     static jakarta.ws.rs.core.Response build(int status, String exceptionType, String message, UriInfo uri) {
         String origin = uri == null ? null : "/" + uri.getPath();
         return jakarta.ws.rs.core.Response.status(status)
@@ -118,9 +132,7 @@ public final class ErrorResponses {
     private static final class FaultMapper extends Mapper<Throwable> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(Throwable e) {
-            String incident = UUID.randomUUID().toString();
-            LOG.error("incident {}: unexpected failure serving {}", incident, uri == null ? "?" : uri.getPath(), e);
-            return build(500, "GENERIC", "internal error; the server log has incident " + incident, uri);
+            return build(500, "GENERIC", faultMessage(uri == null ? "?" : "/" + uri.getPath(), e), uri);
         }
     }
 }
