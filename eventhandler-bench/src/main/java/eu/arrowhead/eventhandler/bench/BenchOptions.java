@@ -45,7 +45,8 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
               F      fan-out: 1 publisher, 1000 subscribers, N (200) events
               T      throughput: 1 and 8 publishers, single events and batches of 100, --seconds (10) each
               M      memory: N (10000) idle subscribers: heap, RSS, threads; then one event to all
-              S      1 KiB events to 9 healthy subscribers, then with 1 stalled among them, N (5000) events;
+              S      4 KiB events at 250/s to 9 healthy subscribers, then with 1 stalled among them, N (4000)
+                     events, latency from each event's scheduled time;
                      ablation: the same with publisher-thread writes instead of per-subscriber queues
               all    A, B, C, D, F, T, M and S
               smoke  A (1000 events) and S (1500 events) after a 5 s warm-up: a check of delivery, for CI

@@ -69,9 +69,8 @@ final class LoopScenarios {
     private LoopScenarios peers(Shape shape) {
         for (Peer peer : Peer.values()) {
             if (peer.reachable()) {
-                Shape peerShape = new Shape(shape.label() + "-" + peer.label(), shape.publishers(),
-                        shape.subscribers(), shape.eventsPerPublisher(), shape.payloadBytes());
-                loops.add(new PublishLoop(peerShape, peer.address(), peer.ends(), peer::snapshot));
+                loops.add(new PublishLoop(shape.labelled(shape.label() + "-" + peer.label()), peer.address(),
+                        peer.ends(), peer::snapshot));
             } else {
                 System.err.println("bench: " + peer.label() + " not reachable at " + peer.hostPort()
                         + "; its " + shape.label() + " row is skipped");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -91,14 +92,24 @@ final class PublishLoop {
     }
 
     /**
-     * What a row measures: its label, the counts, and each event's payload size.
+     * What a row measures: its label, the counts, each event's payload size and the publishers' pace.
      *
-     * @param payloadBytes the payload is the sequence number padded with spaces and letters to this size
+     * @param payloadBytes  the payload is the sequence number padded with spaces and letters to this size
+     * @param ratePerSecond 0: each publisher publishes as soon as its previous publish is answered; above 0,
+     *                      each publishes on a fixed schedule of this many events per second, and an event's
+     *                      latency counts from its scheduled time, so that a publish held up by the broker
+     *                      delays the events behind it in the numbers too (no coordinated omission)
      */
-    record Shape(String label, int publishers, int subscribers, int eventsPerPublisher, int payloadBytes) {
+    record Shape(String label, int publishers, int subscribers, int eventsPerPublisher, int payloadBytes,
+                 int ratePerSecond) {
 
         static Shape of(String label, int publishers, int subscribers, int eventsPerPublisher) {
-            return new Shape(label, publishers, subscribers, eventsPerPublisher, 0);
+            return new Shape(label, publishers, subscribers, eventsPerPublisher, 0, 0);
+        }
+
+        /** The same shape under another label: a peer's row. */
+        Shape labelled(String newLabel) {
+            return new Shape(newLabel, publishers, subscribers, eventsPerPublisher, payloadBytes, ratePerSecond);
         }
 
         int warmUpPerPublisher() {
@@ -189,10 +200,11 @@ final class PublishLoop {
     private void publish(Sends sends, List<Publisher> publishers, Subscription subscribers, int from, int to,
                          String label) {
         String padding = padding();
+        Schedule schedule = new Schedule(System.nanoTime(), from, shape.ratePerSecond());
         if (publishers.size() == 1) {
             Progress progress = new Progress(label + " events published", to - from);
             for (int index = from; index < to; index++) {
-                publishOne(sends, publishers.get(0), sends.seq(0, index), padding);
+                publishOne(sends, publishers.get(0), sends.seq(0, index), padding, schedule.due(index));
                 subscribers.checkAlive();
                 progress.update(index - from + 1);
             }
@@ -208,7 +220,8 @@ final class PublishLoop {
                 try {
                     go.await();
                     for (int index = from; index < to && failure.get() == null; index++) {
-                        publishOne(sends, publishers.get(publisher), sends.seq(publisher, index), padding);
+                        publishOne(sends, publishers.get(publisher), sends.seq(publisher, index), padding,
+                                schedule.due(index));
                         done.incrementAndGet();
                     }
                 } catch (InterruptedException e) {
@@ -236,9 +249,29 @@ final class PublishLoop {
         }
     }
 
-    private static void publishOne(Sends sends, Publisher publisher, int seq, String padding) {
-        sends.sent(seq, System.nanoTime());
+    /** @param due when the event is to be sent by the schedule, or 0 for at once */
+    private static void publishOne(Sends sends, Publisher publisher, int seq, String padding, long due) {
+        long now = System.nanoTime();
+        while (due != 0 && now - due < 0) {
+            LockSupport.parkNanos(due - now);
+            now = System.nanoTime();
+        }
+        sends.sent(seq, due != 0 ? due : now);
         sends.published(seq, publisher.publish(EVENT_TYPE, seq + padding));
+    }
+
+    /** When each event of a paced publisher is due: the {@code index}-th at {@code start + (index - from) / rate}. */
+    private record Schedule(long startNanos, int from, int ratePerSecond) {
+
+        /** The due time of a publisher's {@code index}-th event, or 0 when unpaced. */
+        long due(int index) {
+            if (ratePerSecond == 0) {
+                return 0;
+            }
+            long due = startNanos + (index - from) * 1_000_000_000L / ratePerSecond;
+            // 0 means "unpaced": a due time that happens to be 0 is taken a nanosecond later.
+            return due == 0 ? 1 : due;
+        }
     }
 
     /** What follows the sequence number in every payload, so that payloads are about {@code payloadBytes}. */

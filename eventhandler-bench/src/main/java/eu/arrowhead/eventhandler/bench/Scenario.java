@@ -15,7 +15,7 @@ enum Scenario {
     F("F", 200, onOneServer(LoopScenarios::f)),
     T("T", 0, (options, ignored) -> onOneServer(ThroughputScenario::run).run(options, options.seconds())),
     M("M", 10_000, onOneServer(MemoryScenario::run)),
-    S("S", 5000, SlowSubscriberScenario::run),
+    S("S", 4000, SlowSubscriberScenario::run),
     STORE("store", 2000, StoreScenario::run);
 
     /** What {@code all} runs, in this order: every scenario but the store's, which has its own command. */

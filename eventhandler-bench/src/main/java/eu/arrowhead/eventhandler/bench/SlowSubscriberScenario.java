@@ -10,7 +10,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Scenario S: one stalled subscriber among {@value #HEALTHY} healthy ones, with 1 KiB events. The healthy
+ * Scenario S: one stalled subscriber among {@value #HEALTHY} healthy ones, with 4 KiB events published at
+ * {@value #RATE_PER_SECOND} per second. The healthy
  * subscribers' latencies are measured without and then with the stalled one: with per-subscriber queues
  * their p99 must not move. The ablation does the same on a server whose publishing thread writes to each
  * subscriber in turn ({@code subscriber.write-mode=publisher-thread}, the seeds' design), where the stalled
@@ -20,7 +21,19 @@ final class SlowSubscriberScenario {
     /** The settings each row makes; the command line may not override them. */
     static final Set<String> ROW_SETTINGS = Set.of("subscriber.write-mode", "subscriber.write-timeout-seconds");
     static final int HEALTHY = 9;
-    private static final int PAYLOAD_BYTES = 1024;
+    /**
+     * Large enough that the run overfills what the kernel buffers for the stalled socket: on loopback Linux
+     * grows a socket's send buffer up to 4 MiB (net.ipv4.tcp_wmem), and only past that does a writer see
+     * the stall. 4 000 events of 4 KiB are 16 MiB.
+     */
+    private static final int PAYLOAD_BYTES = 4096;
+    /**
+     * Events are published on a schedule, and latency counts from it: a sequential publisher held up by the
+     * stalled subscriber would otherwise just publish later, and its events would not show the wait. At
+     * 500/s one publisher with 9 subscribers of 4 KiB events fell behind its schedule on 2 cores; 250/s
+     * leaves room.
+     */
+    private static final int RATE_PER_SECOND = 250;
     private static final List<String> WRITE_MODES = List.of("queued", "publisher-thread");
     /** Short, so that the ablation's publisher is held up for seconds rather than the default 10 s. */
     private static final String WRITE_TIMEOUT_SECONDS = "2";
@@ -44,11 +57,11 @@ final class SlowSubscriberScenario {
             try (Target target = Scenario.server(options, settings)) {
                 RawHttpEnds healthy = new RawHttpEnds(false);
                 String label = "S-" + mode + "-writes";
-                PublishLoop.Result alone = new PublishLoop(new Shape(label + "-" + HEALTHY + "-healthy", 1,
-                        HEALTHY, events, PAYLOAD_BYTES), target.baseUri(), healthy, target::snapshot).run();
-                PublishLoop.Result withStalled = new PublishLoop(new Shape(label + "-" + HEALTHY
-                        + "-healthy+1-stalled", 1, HEALTHY, events, PAYLOAD_BYTES), target.baseUri(),
-                        StalledSubscriber.among(healthy), target::snapshot).run();
+                Shape shape = new Shape(label + "-" + HEALTHY + "-healthy", 1, HEALTHY, events, PAYLOAD_BYTES,
+                        RATE_PER_SECOND);
+                PublishLoop.Result alone = new PublishLoop(shape, target.baseUri(), healthy, target::snapshot).run();
+                PublishLoop.Result withStalled = new PublishLoop(shape.labelled(shape.label() + "+1-stalled"),
+                        target.baseUri(), StalledSubscriber.among(healthy), target::snapshot).run();
                 results.add(alone);
                 results.add(withStalled);
                 verdicts.add(verdict(mode, alone, withStalled));
