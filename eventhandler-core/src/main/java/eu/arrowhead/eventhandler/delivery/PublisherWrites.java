@@ -16,6 +16,10 @@ import java.util.function.Supplier;
  * Measured with {@code scripts/bench A} (kept-alive row) on the 2-core machine: publishes on a worker,
  * p50 0.36 -> 0.32 ms and p99 3.82 -> 0.66 ms; publishes on the selector after warm-up
  * ({@code --events=20000}), p50 0.123 -> 0.088 ms, p99 3.3 -> 1.9 ms, 7 469 -> 8 405 publishes/s.
+ * A large fan-out stays whole on the publisher: sharing 1 000 drains with the two writer threads (a third
+ * each, one task per writer) measured p50 54 ms, p99 236 ms in {@code scripts/bench F} (one run), against
+ * 12-14 ms and 46-53 ms drained inline: the publisher then answers early and outruns the writers, whose
+ * queues grow; draining inline paces it.
  *
  * <p>{@code publisher-thread} (an ablation, for benchmarks only): the publisher writes each matching
  * subscriber's queue in turn, waiting up to {@code subscriber.write-timeout-seconds} for a socket to take
