@@ -44,11 +44,12 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                      Grizzly's default)
               F      fan-out: 1 publisher, 1000 subscribers, N (200) events
               T      throughput: 1 and 8 publishers, single events and batches of 100, --seconds (10) each
-              M      memory: N (10000) idle subscribers: heap, RSS, threads; then one event to all
+              M      memory: N (10000) idle subscribers: heap, RSS, threads; then one event to all (needs
+                     2 x N file descriptors in-process: run it with 'scripts/bench process M')
               S      4 KiB events at 250/s to 9 healthy subscribers, then with 1 stalled among them, N (4000)
                      events, latency from each event's scheduled time;
                      ablation: the same with publisher-thread writes instead of per-subscriber queues
-              all    A, B, C, D, F, T, M and S
+              all    A, B, C, D, F, T and S
               smoke  A (1000 events) and S (1500 events) after a 5 s warm-up: a check of delivery, for CI
               store  after a 60 s warm-up, per event store configuration (off; async, sync on H2; async, sync on
                      MariaDB) a server of its own: A's latency with N (2000) events, the rate of 8
@@ -168,6 +169,7 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                 case STORE -> StoreScenario.ROW_SETTINGS;
                 case D -> Set.of(WorkerPoolScenario.ROW_SETTING);
                 case S -> SlowSubscriberScenario.ROW_SETTINGS;
+                case T -> Set.of(ThroughputScenario.ROW_SETTING);
                 default -> Set.of();
             };
             if (target != null && (scenario == Scenario.STORE || scenario == Scenario.D)) {
