@@ -10,7 +10,7 @@ import java.util.List;
  * session, then SUBSCRIBE; live once the SUBACK grants it. Eclipse Paho's client takes four threads per
  * connection, and opening a thousand of them took longer than the fan-out it was to measure.
  */
-final class MqttFleetProtocol implements FleetProtocol {
+final class MqttFleetProtocol extends PeerFleetProtocol {
     private static final int CONNECT = 0x10;
     private static final int CONNACK = 0x20;
     private static final int PUBLISH = 0x30;
@@ -21,22 +21,12 @@ final class MqttFleetProtocol implements FleetProtocol {
     private static final int KEEP_ALIVE_SECONDS = 600;
     private static final int SUBACK_FAILURE = 0x80;
 
-    private final InetSocketAddress address;
-    private final String topicPrefix;
-    private final List<DeliveryLog> logs;
     private final String clientIdPrefix;
 
     /** @param topicPrefix what the topic puts before the event type; member i's messages go to log i */
     MqttFleetProtocol(InetSocketAddress address, String topicPrefix, List<DeliveryLog> logs, String clientIdPrefix) {
-        this.address = address;
-        this.topicPrefix = topicPrefix;
-        this.logs = logs;
+        super(address, topicPrefix, logs);
         this.clientIdPrefix = clientIdPrefix;
-    }
-
-    @Override
-    public InetSocketAddress address() {
-        return address;
     }
 
     @Override
@@ -51,7 +41,7 @@ final class MqttFleetProtocol implements FleetProtocol {
         ByteArrayOutputStream subscribe = new ByteArrayOutputStream();
         subscribe.write(0);
         subscribe.write(1);
-        string(subscribe, topicPrefix + PublishLoop.EVENT_TYPE);
+        string(subscribe, prefix + PublishLoop.EVENT_TYPE);
         subscribe.write(0);
         ByteArrayOutputStream request = new ByteArrayOutputStream();
         packet(request, CONNECT, connect.toByteArray());
@@ -61,7 +51,6 @@ final class MqttFleetProtocol implements FleetProtocol {
 
     @Override
     public Stream stream(int member) {
-        DeliveryLog log = logs.get(member);
         return new MessageStream() {
             @Override
             protected int message(byte[] buffer, int at, long nanos) {
@@ -89,7 +78,7 @@ final class MqttFleetProtocol implements FleetProtocol {
                     String topic = new String(buffer, at2 + 2, topicLength, StandardCharsets.UTF_8);
                     String payload = new String(buffer, at2 + 2 + topicLength, end - at2 - 2 - topicLength,
                             StandardCharsets.UTF_8);
-                    log.received(Sends.NO_ID, topic.substring(topicPrefix.length()), payload, nanos);
+                    received(member, topic, payload, nanos);
                 } else if (type == SUBACK) {
                     if ((buffer[end - 1] & 0xff) == SUBACK_FAILURE) {
                         throw new BenchException("the MQTT broker refused the subscription");

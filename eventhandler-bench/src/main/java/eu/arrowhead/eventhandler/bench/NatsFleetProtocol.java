@@ -9,36 +9,24 @@ import java.util.List;
  * the PONG comes back, since the server handles a connection's commands in order. The Java client takes
  * several threads per connection, too many for a thousand subscribers in one process.
  */
-final class NatsFleetProtocol implements FleetProtocol {
+final class NatsFleetProtocol extends PeerFleetProtocol {
     private static final String MSG = "MSG ";
     private static final String PONG = "PONG";
     private static final String ERR = "-ERR";
 
-    private final InetSocketAddress address;
-    private final String subjectPrefix;
-    private final List<DeliveryLog> logs;
-
     /** @param subjectPrefix what the subject puts before the event type; member i's messages go to log i */
     NatsFleetProtocol(InetSocketAddress address, String subjectPrefix, List<DeliveryLog> logs) {
-        this.address = address;
-        this.subjectPrefix = subjectPrefix;
-        this.logs = logs;
-    }
-
-    @Override
-    public InetSocketAddress address() {
-        return address;
+        super(address, subjectPrefix, logs);
     }
 
     @Override
     public byte[] request(int member) {
-        return ("CONNECT {\"verbose\":false,\"pedantic\":false}\r\nSUB " + subjectPrefix + PublishLoop.EVENT_TYPE
+        return ("CONNECT {\"verbose\":false,\"pedantic\":false}\r\nSUB " + prefix + PublishLoop.EVENT_TYPE
                 + " 1\r\nPING\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 
     @Override
     public Stream stream(int member) {
-        DeliveryLog log = logs.get(member);
         return new MessageStream() {
             @Override
             protected int message(byte[] buffer, int at, long nanos) {
@@ -56,7 +44,7 @@ final class NatsFleetProtocol implements FleetProtocol {
                         return -1;
                     }
                     String payload = new String(buffer, next, size, StandardCharsets.UTF_8);
-                    log.received(Sends.NO_ID, parts[1].substring(subjectPrefix.length()), payload, nanos);
+                    received(member, parts[1], payload, nanos);
                     return next + size + 2;
                 }
                 if (line.startsWith(PONG)) {

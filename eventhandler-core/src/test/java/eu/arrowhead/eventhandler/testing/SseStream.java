@@ -54,7 +54,8 @@ public final class SseStream implements AutoCloseable {
 
     /** Opens a stream at {@code uri}; waits until the server's opening comment has arrived. */
     public static SseStream open(HttpClient client, URI uri, String... headers) {
-        HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET();
+        // Never reused: see the surefire configuration in the parent POM for why (JDK-8338569).
+        HttpRequest.Builder request = HttpRequest.newBuilder(uri).GET().header("Connection", "close");
         for (int i = 0; i < headers.length; i += 2) {
             request.header(headers[i], headers[i + 1]);
         }

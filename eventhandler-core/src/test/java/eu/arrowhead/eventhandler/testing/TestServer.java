@@ -29,7 +29,8 @@ import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
  * A real server on an ephemeral port, with real HTTP clients to talk to it: Apache HttpClient with kept-alive
- * connections for requests, the JDK's client for SSE streams (one connection each, never reused).
+ * connections for requests, the JDK's client for SSE streams (one connection each, never reused: each sends
+ * {@code Connection: close}).
  */
 public final class TestServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
