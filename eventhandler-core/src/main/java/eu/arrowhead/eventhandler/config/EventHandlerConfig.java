@@ -2,11 +2,9 @@ package eu.arrowhead.eventhandler.config;
 
 import java.time.Duration;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The server's configuration, typed and validated. Each component is one key of
@@ -51,6 +49,9 @@ public record EventHandlerConfig(
         Duration storeRetentionCheck,
         int storeReplayPageEvents,
         int storeQueryMaxEvents,
+        SecurityConfig security,
+        PushConfig push,
+        ServiceRegistryConfig serviceRegistry,
         Map<String, String> effective) {
 
     /** How accepted events reach the log ({@code store.mode}). */
@@ -65,10 +66,8 @@ public record EventHandlerConfig(
         }
     }
 
-    private static final int CORES = Runtime.getRuntime().availableProcessors();
-
     static EventHandlerConfig from(Map<String, String> raw) {
-        Values v = new Values(raw);
+        ConfigValues v = new ConfigValues(raw);
         EventHandlerConfig config = new EventHandlerConfig(
                 v.host("server.host"),
                 v.integer("server.port", 0, 65_535),
@@ -108,6 +107,9 @@ public record EventHandlerConfig(
                 v.seconds("store.retention-check-seconds", 1),
                 v.integer("store.replay-page-events", 1, 10_000_000),
                 v.integer("store.query-max-events", 1, 1_000_000),
+                SecurityConfig.from(v),
+                PushConfig.from(v),
+                ServiceRegistryConfig.from(v),
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
         return config;
@@ -122,101 +124,5 @@ public record EventHandlerConfig(
             out.append("\n  ").append(key).append('=').append(secret && !value.isEmpty() ? "****" : value);
         });
         return out.toString();
-    }
-
-    /** Reads typed values out of the raw map; every failure names the key and the value. */
-    private static final class Values {
-        private final Map<String, String> raw;
-        private final Set<String> read = new HashSet<>();
-
-        Values(Map<String, String> raw) {
-            this.raw = raw;
-        }
-
-        String text(String key) {
-            read.add(key);
-            String value = raw.get(key);
-            if (value == null) {
-                throw new IllegalStateException("no default for " + key + " in eventhandler.properties");
-            }
-            return value;
-        }
-
-        String host(String key) {
-            String value = text(key);
-            if (value.isEmpty() || value.chars().anyMatch(Character::isWhitespace)) {
-                throw invalid(key, value, "a host name or IP address");
-            }
-            return value;
-        }
-
-        StoreMode storeMode(String key) {
-            String value = text(key);
-            for (StoreMode mode : StoreMode.values()) {
-                if (mode.name().equalsIgnoreCase(value)) {
-                    return mode;
-                }
-            }
-            throw invalid(key, value, "one of async, sync, off");
-        }
-
-        WriteMode writeMode(String key) {
-            String value = text(key);
-            for (WriteMode mode : WriteMode.values()) {
-                if (mode.label().equalsIgnoreCase(value)) {
-                    return mode;
-                }
-            }
-            throw invalid(key, value, "one of queued, publisher-thread");
-        }
-
-        String jdbcUrl(String key) {
-            String value = text(key);
-            if (!value.startsWith("jdbc:h2:") && !value.startsWith("jdbc:mysql:")) {
-                throw invalid(key, value, "a JDBC URL starting with jdbc:h2: or jdbc:mysql:"
-                        + " (MariaDB too is reached with jdbc:mysql:)");
-            }
-            return value;
-        }
-
-        long longInteger(String key, long min, long max) {
-            String value = text(key);
-            long parsed;
-            try {
-                parsed = Long.parseLong(value);
-            } catch (NumberFormatException e) {
-                throw invalid(key, value, "a whole number from " + min + " to " + max);
-            }
-            if (parsed < min || parsed > max) {
-                throw invalid(key, value, "a whole number from " + min + " to " + max);
-            }
-            return parsed;
-        }
-
-        int integer(String key, int min, int max) {
-            return (int) longInteger(key, min, max);
-        }
-
-        int threads(String key) {
-            int value = integer(key, 0, 10_000);
-            return value == 0 ? CORES : value;
-        }
-
-        Duration seconds(String key, int min) {
-            return Duration.ofSeconds(longInteger(key, min, 31_536_000));
-        }
-
-        void requireAllRead() {
-            Set<String> unread = new HashSet<>(raw.keySet());
-            unread.removeAll(read);
-            if (!unread.isEmpty()) {
-                throw new IllegalStateException("keys documented but not used: " + unread);
-            }
-        }
-
-        private static ConfigException invalid(String key, String value, String expected) {
-            return new ConfigException("configuration key '" + key + "' has the value '" + value
-                    + "'; it must be " + expected);
-        }
     }
 }

@@ -31,6 +31,16 @@ public final class RequestException extends RuntimeException {
         return new RequestException(413, "BAD_PAYLOAD", message);
     }
 
+    /** 401 for a caller without a trusted client certificate (secure mode). */
+    public static RequestException unauthorized(String message) {
+        return new RequestException(401, "AUTH", message);
+    }
+
+    /** 403 for a caller whose identity may not do what it asks (secure mode). */
+    public static RequestException forbidden(String message) {
+        return new RequestException(403, "AUTH", message);
+    }
+
     public int status() {
         return status;
     }

@@ -1,0 +1,131 @@
+package eu.arrowhead.eventhandler.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+
+/** Reads typed values out of the raw map; every failure names the key and the value. */
+final class ConfigValues {
+    private static final int CORES = Runtime.getRuntime().availableProcessors();
+
+    private final Map<String, String> raw;
+    private final Set<String> read = new HashSet<>();
+
+    ConfigValues(Map<String, String> raw) {
+        this.raw = raw;
+    }
+
+    String text(String key) {
+        read.add(key);
+        String value = raw.get(key);
+        if (value == null) {
+            throw new IllegalStateException("no default for " + key + " in eventhandler.properties");
+        }
+        return value;
+    }
+
+    String host(String key) {
+        String value = text(key);
+        if (value.isEmpty() || value.chars().anyMatch(Character::isWhitespace)) {
+            throw invalid(key, value, "a host name or IP address");
+        }
+        return value;
+    }
+
+    EventHandlerConfig.StoreMode storeMode(String key) {
+        String value = text(key);
+        for (EventHandlerConfig.StoreMode mode : EventHandlerConfig.StoreMode.values()) {
+            if (mode.name().equalsIgnoreCase(value)) {
+                return mode;
+            }
+        }
+        throw invalid(key, value, "one of async, sync, off");
+    }
+
+    EventHandlerConfig.WriteMode writeMode(String key) {
+        String value = text(key);
+        for (EventHandlerConfig.WriteMode mode : EventHandlerConfig.WriteMode.values()) {
+            if (mode.label().equalsIgnoreCase(value)) {
+                return mode;
+            }
+        }
+        throw invalid(key, value, "one of queued, publisher-thread");
+    }
+
+    String jdbcUrl(String key) {
+        String value = text(key);
+        if (!value.startsWith("jdbc:h2:") && !value.startsWith("jdbc:mysql:")) {
+            throw invalid(key, value, "a JDBC URL starting with jdbc:h2: or jdbc:mysql:"
+                    + " (MariaDB too is reached with jdbc:mysql:)");
+        }
+        return value;
+    }
+
+    long longInteger(String key, long min, long max) {
+        String value = text(key);
+        long parsed;
+        try {
+            parsed = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw invalid(key, value, "a whole number from " + min + " to " + max);
+        }
+        if (parsed < min || parsed > max) {
+            throw invalid(key, value, "a whole number from " + min + " to " + max);
+        }
+        return parsed;
+    }
+
+    int integer(String key, int min, int max) {
+        return (int) longInteger(key, min, max);
+    }
+
+    int threads(String key) {
+        int value = integer(key, 0, 10_000);
+        return value == 0 ? CORES : value;
+    }
+
+    Duration seconds(String key, int min) {
+        return Duration.ofSeconds(longInteger(key, min, 31_536_000));
+    }
+
+    boolean bool(String key) {
+        String value = text(key);
+        if (value.equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw invalid(key, value, "true or false");
+    }
+
+    /** An http or https URI without a trailing slash. */
+    URI httpUri(String key) {
+        String value = text(key);
+        try {
+            URI uri = new URI(value.endsWith("/") ? value.substring(0, value.length() - 1) : value);
+            if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
+                return uri;
+            }
+        } catch (URISyntaxException e) {
+            // reported below, with the key
+        }
+        throw invalid(key, value, "an http:// or https:// URL with a host");
+    }
+
+    void requireAllRead() {
+        Set<String> unread = new HashSet<>(raw.keySet());
+        unread.removeAll(read);
+        if (!unread.isEmpty()) {
+            throw new IllegalStateException("keys documented but not used: " + unread);
+        }
+    }
+
+    private static ConfigException invalid(String key, String value, String expected) {
+        return new ConfigException("configuration key '" + key + "' has the value '" + value
+                + "'; it must be " + expected);
+    }
+}

@@ -1,0 +1,30 @@
+package eu.arrowhead.eventhandler.config;
+
+import java.time.Duration;
+
+/**
+ * Arrowhead 4.x push subscriptions: how events are POSTed to subscribers' notify URIs. The keys are
+ * documented in the {@code Push subscriptions} section of {@code config/eventhandler.properties}.
+ */
+public record PushConfig(
+        int maxSubscriptions,
+        int queueCapacity,
+        int maxRetries,
+        Duration retryInitialBackoff,
+        Duration retryMaxBackoff,
+        Duration connectTimeout,
+        Duration responseTimeout,
+        int senderThreads) {
+
+    static PushConfig from(ConfigValues v) {
+        return new PushConfig(
+                v.integer("push.max-subscriptions", 1, 10_000_000),
+                v.integer("push.queue-capacity", 1, 10_000_000),
+                v.integer("push.max-retries", 0, 1000),
+                Duration.ofMillis(v.longInteger("push.retry-initial-millis", 1, 3_600_000)),
+                Duration.ofMillis(v.longInteger("push.retry-max-millis", 1, 3_600_000)),
+                v.seconds("push.connect-timeout-seconds", 1),
+                v.seconds("push.response-timeout-seconds", 1),
+                v.threads("push.sender-threads"));
+    }
+}

@@ -1,0 +1,46 @@
+package eu.arrowhead.eventhandler.security;
+
+import eu.arrowhead.eventhandler.http.RequestException;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The access rules every endpoint applies. In insecure mode everything is allowed; in secure mode the
+ * caller's identity must match the system it acts for, the ACL must allow the event type, management is
+ * for {@code sysop} only and authorization updates for {@code authorization} only. Each check throws a
+ * {@link RequestException} (401 or 403) with the reason.
+ */
+public interface Authorizer {
+
+    /** Allows everything: the insecure mode. */
+    Authorizer INSECURE = new Authorizer() {
+    };
+
+    /** {@code POST /eventhandler/publish}: the caller publishes an event of this type as {@code source}. */
+    default void requirePublish(Caller caller, String sourceSystemName, String eventType) {
+    }
+
+    /** {@code POST /eventhandler/subscribe} and SSE: the caller subscribes as {@code subscriberSystemName}. */
+    default void requireSubscribe(Caller caller, String subscriberSystemName, String eventType) {
+    }
+
+    /** {@code DELETE /eventhandler/unsubscribe}: the caller removes a subscription of {@code systemName}. */
+    default void requireUnsubscribe(Caller caller, String systemName) {
+    }
+
+    /** {@code /eventhandler/mgmt/*}. */
+    default void requireManagement(Caller caller) {
+    }
+
+    /** {@code POST /eventhandler/publish/authupdate}. */
+    default void requireAuthUpdate(Caller caller) {
+    }
+
+    /**
+     * The publishers a subscriber may receive events from (system names, lower case); empty when it may
+     * receive from any. Recomputed after an authorization update for the subscriber.
+     */
+    default Optional<Set<String>> authorizedPublishers(String subscriberSystemName) {
+        return Optional.empty();
+    }
+}
