@@ -15,6 +15,7 @@ import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.publish.PublishHandler;
+import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
 import eu.arrowhead.eventhandler.topic.EventJournal;
@@ -26,6 +27,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -58,7 +60,8 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * ({@code server.worker-threads}) run publish and management requests; writers
  * ({@code subscriber.writer-threads}) write to SSE subscribers; one supervisor thread sends heartbeats and
  * removes idle topics. With the event store on: one writer, {@value #JOURNAL_READERS} readers for resuming
- * subscribers, one retention thread, and HikariCP's housekeeper.
+ * subscribers, one retention thread, and HikariCP's housekeeper. With Service Registry registration on: one
+ * registration thread and one for its HTTP client.
  */
 public final class EventHandlerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventHandlerServer.class);
@@ -79,12 +82,14 @@ public final class EventHandlerServer implements AutoCloseable {
     private final ExecutorService journalReaders;
     private final ScheduledExecutorService ticker;
     private final ScheduledExecutorService retention;
+    private final Optional<ServiceRegistration> registration;
     private final AtomicInteger closed = new AtomicInteger();
 
     private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
                                StreamSupervisor supervisor, EventStore store, ExecutorService workers,
                                ExecutorService writers, ExecutorService journalReaders,
-                               ScheduledExecutorService ticker, ScheduledExecutorService retention) {
+                               ScheduledExecutorService ticker, ScheduledExecutorService retention,
+                               Optional<ServiceRegistration> registration) {
         this.config = config;
         this.http = http;
         this.front = front;
@@ -96,6 +101,7 @@ public final class EventHandlerServer implements AutoCloseable {
         this.journalReaders = journalReaders;
         this.ticker = ticker;
         this.retention = retention;
+        this.registration = registration;
     }
 
     /**
@@ -229,8 +235,13 @@ public final class EventHandlerServer implements AutoCloseable {
             long every = config.storeRetentionCheck().toSeconds();
             retention.scheduleWithFixedDelay(guarded(store::enforceRetention), 0, every, TimeUnit.SECONDS);
         }
+        // Advertised only once it listens, on the port it really listens on. In secure mode this needs the
+        // SSLContext and public key of the server's key store (see ServiceRegistration.start).
+        Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),
+                config.serverHost(), listener.getPort(), config.security().sslEnabled(), null, null);
+        registration.ifPresent(metrics::observe);
         return new EventHandlerServer(config, http, front, hub, supervisor, store, workers, writers,
-                journalReaders, ticker, retention);
+                journalReaders, ticker, retention, registration);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
@@ -256,6 +267,9 @@ public final class EventHandlerServer implements AutoCloseable {
         if (closed.getAndIncrement() > 0) {
             return true;
         }
+        // Stop advertising first, while everything still works: systems that look the Event Handler up in
+        // the meantime must not find one that is going away. Bounded by its own timeout, before the grace period.
+        registration.ifPresent(r -> stopQuietly("Service Registry registration", r::close));
         long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
         boolean clean = false;
         try {

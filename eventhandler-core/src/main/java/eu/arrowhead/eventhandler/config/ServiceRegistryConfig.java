@@ -12,7 +12,8 @@ public record ServiceRegistryConfig(
         URI uri,
         String systemName,
         String systemAddress,
-        Duration retryInterval) {
+        Duration retryInterval,
+        Duration timeout) {
 
     static ServiceRegistryConfig from(ConfigValues v) {
         return new ServiceRegistryConfig(
@@ -20,6 +21,7 @@ public record ServiceRegistryConfig(
                 v.httpUri("arrowhead.service-registry.uri"),
                 v.text("arrowhead.system-name"),
                 v.text("arrowhead.system-address"),
-                v.seconds("arrowhead.service-registry.retry-seconds", 1));
+                v.seconds("arrowhead.service-registry.retry-seconds", 1),
+                v.seconds("arrowhead.service-registry.timeout-seconds", 1));
     }
 }

@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.metrics;
 import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
@@ -104,6 +105,13 @@ public final class BrokerMetrics {
                     counter("eventhandler_store_failed_transactions", "Event store write transactions that failed"
                             + " (and were retried)", status.failedTransactions()));
         });
+    }
+
+    /** Adds whether the Service Registry holds the Event Handler's services, read at each scrape. */
+    public void observe(ServiceRegistration registration) {
+        registry.register(() -> MetricSnapshots.of(gauge("eventhandler_service_registry_registered",
+                "1 while the Event Handler's services are registered in the Arrowhead Service Registry, 0 until"
+                        + " then", registration.registered() ? 1 : 0)));
     }
 
     /**
