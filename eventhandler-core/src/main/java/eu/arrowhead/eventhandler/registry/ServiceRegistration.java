@@ -12,6 +12,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.security.PublicKey;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
@@ -141,7 +142,8 @@ public final class ServiceRegistration implements AutoCloseable {
             registerAll();
             registered = true;
             lastFailure = null;
-            LOG.info("registered {} in the Service Registry at {}", List.of(CoreService.values()), config.uri());
+            LOG.info("registered {} in the Service Registry at {}",
+                    Arrays.stream(CoreService.values()).map(CoreService::definition).toList(), config.uri());
         } catch (IOException | RuntimeException e) {
             if (closed.get()) {
                 return;
