@@ -1,0 +1,94 @@
+package eu.arrowhead.eventhandler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs {@code scripts/install-raspberrypi.sh} into a staging directory (no root, no systemctl) and checks
+ * what a Raspberry Pi would get: the files, the unit, and that running it again keeps the operator's edits.
+ */
+class InstallScriptTest {
+    private static final Path SCRIPT = Path.of("..", "scripts", "install-raspberrypi.sh");
+
+    private record Run(int exit, String output) {
+    }
+
+    private static Run run(String... args) throws IOException, InterruptedException {
+        assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "needs bash");
+        List<String> command = new ArrayList<>(List.of("/bin/bash", SCRIPT.toString()));
+        command.addAll(List.of(args));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the script ended");
+        return new Run(process.exitValue(), output);
+    }
+
+    @Test
+    void installsTheLayoutAndKeepsAnEditedConfigurationWhenRunAgain(@TempDir Path dir) throws Exception {
+        Path jar = Files.writeString(dir.resolve("eventhandler.jar"), "version 1");
+        Path root = dir.resolve("root");
+
+        Run first = run("--root", root.toString(), "--jar", jar.toString());
+        assertEquals(0, first.exit(), first.output());
+
+        assertEquals("version 1", Files.readString(root.resolve("opt/eventhandler/eventhandler.jar")));
+        Path etc = root.resolve("etc/eventhandler");
+        assertTrue(Files.isDirectory(etc.resolve("certificates")));
+        assertTrue(Files.isDirectory(root.resolve("var/lib/eventhandler")));
+        assertEquals(Files.readString(Path.of("..", "config", "logback.xml")), Files.readString(etc.resolve("logback.xml")));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(
+                etc.resolve("eventhandler.env"))), "the file for passwords is the owner's only");
+
+        Properties config = new Properties();
+        try (var in = Files.newBufferedReader(etc.resolve("eventhandler.properties"))) {
+            config.load(in);
+        }
+        assertEquals("jdbc:h2:file:/var/lib/eventhandler/eventhandler", config.getProperty("store.url"));
+        assertEquals("/etc/eventhandler/certificates/eventhandler.p12", config.getProperty("server.ssl.key-store"));
+        assertEquals("/etc/eventhandler/certificates/truststore.p12", config.getProperty("server.ssl.trust-store"));
+        assertEquals("8455", config.getProperty("server.port"), "the rest are the documented defaults");
+
+        String unit = Files.readString(root.resolve("etc/systemd/system/eventhandler.service"));
+        assertTrue(unit.contains("\nExecStart=/usr/bin/java $JAVA_OPTS -Dlogback.configurationFile=/etc/eventhandler/"
+                + "logback.xml -jar /opt/eventhandler/eventhandler.jar --config=/etc/eventhandler/eventhandler.properties\n"),
+                unit);
+        for (String line : List.of("User=eventhandler", "Restart=on-failure", "NoNewPrivileges=yes",
+                "ProtectSystem=strict", "ReadWritePaths=/var/lib/eventhandler", "PrivateTmp=yes",
+                "EnvironmentFile=-/etc/eventhandler/eventhandler.env", "WantedBy=multi-user.target")) {
+            assertTrue(unit.contains("\n" + line + "\n"), "the unit has " + line);
+        }
+        for (String flag : List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:+ExitOnOutOfMemoryError", "-Xss512k")) {
+            assertTrue(unit.contains(flag), "the JVM gets " + flag);
+        }
+
+        Files.writeString(etc.resolve("eventhandler.properties"), "server.port=9000\n");
+        Files.writeString(jar, "version 2");
+        Run second = run("--root", root.toString(), "--jar", jar.toString());
+        assertEquals(0, second.exit(), second.output());
+        assertEquals("server.port=9000\n", Files.readString(etc.resolve("eventhandler.properties")));
+        assertEquals("version 2", Files.readString(root.resolve("opt/eventhandler/eventhandler.jar")));
+        assertEquals(unit, Files.readString(root.resolve("etc/systemd/system/eventhandler.service")));
+        assertTrue(second.output().contains("kept"), second.output());
+    }
+
+    @Test
+    void explainsItselfAndRefusesUnknownOptions() throws Exception {
+        Run help = run("--help");
+        assertEquals(0, help.exit());
+        assertTrue(help.output().contains("--root DIR"), help.output());
+        assertEquals(2, run("--frobnicate").exit());
+    }
+}
