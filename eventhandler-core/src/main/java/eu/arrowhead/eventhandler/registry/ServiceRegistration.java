@@ -53,6 +53,7 @@ public final class ServiceRegistration implements AutoCloseable {
     private volatile boolean registered;
     /** Set once a register request may have reached the registry: from then on there is something to remove. */
     private volatile boolean sentRegistration;
+    /** Touched by the eh-registry thread only. */
     private String lastFailure;
 
     private ServiceRegistration(ServiceRegistryConfig config, ProviderSystem provider, boolean secure,
