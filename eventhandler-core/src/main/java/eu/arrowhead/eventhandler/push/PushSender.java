@@ -264,6 +264,6 @@ public final class PushSender implements AutoCloseable {
     @Override
     public void close() {
         dispatch.shutdownNow();
-        client.close(CloseMode.IMMEDIATE);
+        client.close(CloseMode.GRACEFUL);
     }
 }

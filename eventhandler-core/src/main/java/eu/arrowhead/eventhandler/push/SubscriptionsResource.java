@@ -20,6 +20,7 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
+import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import java.util.List;
 import java.util.Locale;
@@ -28,7 +29,7 @@ import java.util.Set;
 /**
  * The Arrowhead 4.x push subscription endpoints: {@code POST subscribe}, {@code DELETE unsubscribe},
  * {@code GET/PUT/DELETE mgmt/subscriptions[/{id}]} and {@code POST publish/authupdate}, with 4.x's
- * parameters and answers. Each asks the {@link Authorizer} first.
+ * parameters and answers (200 with no body where 4.x answers nothing). Each asks the {@link Authorizer} first.
  */
 @Path("eventhandler")
 public final class SubscriptionsResource {
@@ -46,15 +47,16 @@ public final class SubscriptionsResource {
     @POST
     @Path("subscribe")
     @Consumes(MediaType.APPLICATION_JSON)
-    public void subscribe(SubscriptionRequest request, @Context ContainerRequestContext context) {
+    public Response subscribe(SubscriptionRequest request, @Context ContainerRequestContext context) {
         requireSubscribe(request, context);
         subscriptions.subscribe(request);
+        return Response.ok().build();
     }
 
     /** Removes the subscription, if there is one: 200 either way, as 4.x. */
     @DELETE
     @Path("unsubscribe")
-    public void unsubscribe(@Context UriInfo uri, @Context ContainerRequestContext context) {
+    public Response unsubscribe(@Context UriInfo uri, @Context ContainerRequestContext context) {
         MultivaluedMap<String, String> query = uri.getQueryParameters();
         String eventType = single(query, "event_type");
         String problem = EventValidator.eventTypeProblem(eventType);
@@ -73,6 +75,7 @@ public final class SubscriptionsResource {
         }
         authorizer.requireUnsubscribe(Caller.of(context), systemName);
         subscriptions.unsubscribe(eventType, systemName, address == null || address.isBlank() ? null : address, port);
+        return Response.ok().build();
     }
 
     /** A page of subscriptions: {@code page} (from 0) with {@code item_per_page}, or neither for all. */
@@ -134,9 +137,10 @@ public final class SubscriptionsResource {
     /** Deletes a subscription; 200 even if there is none, as 4.x. */
     @DELETE
     @Path("mgmt/subscriptions/{id}")
-    public void delete(@PathParam("id") String id, @Context ContainerRequestContext context) {
+    public Response delete(@PathParam("id") String id, @Context ContainerRequestContext context) {
         authorizer.requireManagement(Caller.of(context));
         subscriptions.delete(id(id));
+        return Response.ok().build();
     }
 
     /**
@@ -146,7 +150,7 @@ public final class SubscriptionsResource {
     @POST
     @Path("publish/authupdate")
     @Consumes(MediaType.APPLICATION_JSON)
-    public void authorizationUpdate(EventPublishRequest request, @Context ContainerRequestContext context) {
+    public Response authorizationUpdate(EventPublishRequest request, @Context ContainerRequestContext context) {
         authorizer.requireAuthUpdate(Caller.of(context));
         if (request == null) {
             throw RequestException.badPayload("the body must be an EventPublishRequest JSON object");
@@ -159,6 +163,7 @@ public final class SubscriptionsResource {
         }
         number(request.payload().strip(), "payload (the subscriber's system id)", 1, Long.MAX_VALUE);
         subscriptions.authorizationChanged();
+        return Response.ok().build();
     }
 
     private void requireSubscribe(SubscriptionRequest request, ContainerRequestContext context) {
