@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PushSender implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PushSender.class);
+    private static final TimeValue SHUTDOWN_WAIT = TimeValue.ofMilliseconds(200);
 
     private final CloseableHttpAsyncClient client;
     private final ScheduledThreadPoolExecutor dispatch;
@@ -264,6 +265,14 @@ public final class PushSender implements AutoCloseable {
     @Override
     public void close() {
         dispatch.shutdownNow();
-        client.close(CloseMode.GRACEFUL);
+        // A graceful close would wait up to its own 5 s for subscribers that still hang; the grace period
+        // for them has passed by now (see awaitIdle), so idle connections get a moment to close cleanly.
+        client.initiateShutdown();
+        try {
+            client.awaitShutdown(SHUTDOWN_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        client.close(CloseMode.IMMEDIATE);
     }
 }

@@ -46,6 +46,8 @@ public record PushSubscription(
 
     private static final int MAX_NAME_LENGTH = 255;
     private static final int MAX_URI_LENGTH = 2048;
+    /** A source key no event has (system names are never empty): matches nothing. */
+    static final String NO_SOURCE = "";
 
     /**
      * Validates a request.
@@ -178,9 +180,6 @@ public record PushSubscription(
         }
         return allowed.isEmpty() ? Set.of(NO_SOURCE) : Set.copyOf(allowed);
     }
-
-    /** A source key no event has (system names are never empty): matches nothing. */
-    static final String NO_SOURCE = "";
 
     /** The subscription as the management endpoints show it, with the sources in effect. */
     public SubscriptionResponse toResponse(Set<String> effectiveSources) {

@@ -91,9 +91,9 @@ public final class PushSubscriptions {
                             rules(subscription, sources));
                     hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
                     put(new Entry(subscription, sources, subscriber));
-                } catch (JsonProcessingException | RequestException e) {
-                    LOG.warn("push subscription {} in the store is not valid and is skipped: {}", stored.id(),
-                            e.getMessage());
+                } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
+                    LOG.warn("push subscription {} in the store cannot be registered and is skipped: {}",
+                            stored.id(), e.getMessage());
                 }
             }
             LOG.info("{} push subscriptions loaded", byId.size());

@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionListResponse;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionResponse;
+import eu.arrowhead.eventhandler.http.QueryParameters;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.security.Authorizer;
@@ -22,7 +23,6 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
@@ -58,18 +58,18 @@ public final class SubscriptionsResource {
     @Path("unsubscribe")
     public Response unsubscribe(@Context UriInfo uri, @Context ContainerRequestContext context) {
         MultivaluedMap<String, String> query = uri.getQueryParameters();
-        String eventType = single(query, "event_type");
+        String eventType = QueryParameters.single(query, "event_type");
         String problem = EventValidator.eventTypeProblem(eventType);
         if (problem != null) {
             throw RequestException.invalidParameter(problem.replace("eventType", "event_type"));
         }
-        String systemName = single(query, "system_name");
+        String systemName = QueryParameters.single(query, "system_name");
         if (systemName == null || systemName.isBlank()) {
             throw RequestException.invalidParameter("system_name is required");
         }
-        String address = single(query, "address");
+        String address = QueryParameters.single(query, "address");
         Integer port = null;
-        String portText = single(query, "port");
+        String portText = QueryParameters.single(query, "port");
         if (portText != null) {
             port = (int) number(portText, "port", 0, 65_535);
         }
@@ -85,14 +85,14 @@ public final class SubscriptionsResource {
     public SubscriptionListResponse list(@Context UriInfo uri, @Context ContainerRequestContext context) {
         authorizer.requireManagement(Caller.of(context));
         MultivaluedMap<String, String> query = uri.getQueryParameters();
-        String pageText = single(query, "page");
-        String sizeText = single(query, "item_per_page");
+        String pageText = QueryParameters.single(query, "page");
+        String sizeText = QueryParameters.single(query, "item_per_page");
         if ((pageText == null) != (sizeText == null)) {
             throw RequestException.invalidParameter("page and item_per_page must be given together, or neither");
         }
         Integer page = pageText == null ? null : (int) number(pageText, "page", 0, Integer.MAX_VALUE);
         Integer size = sizeText == null ? null : (int) number(sizeText, "item_per_page", 1, Integer.MAX_VALUE);
-        String direction = single(query, "direction");
+        String direction = QueryParameters.single(query, "direction");
         boolean ascending = true;
         if (direction != null) {
             switch (direction.toUpperCase(Locale.ROOT)) {
@@ -102,7 +102,7 @@ public final class SubscriptionsResource {
                         + direction + "'");
             }
         }
-        String sortField = single(query, "sort_field");
+        String sortField = QueryParameters.single(query, "sort_field");
         if (sortField == null) {
             sortField = "id";
         } else if (!SORT_FIELDS.contains(sortField)) {
@@ -183,17 +183,6 @@ public final class SubscriptionsResource {
 
     private static RequestException unknown(long id) {
         return RequestException.invalidParameter("there is no subscription with id " + id);
-    }
-
-    private static String single(MultivaluedMap<String, String> query, String name) {
-        List<String> values = query.get(name);
-        if (values == null || values.isEmpty()) {
-            return null;
-        }
-        if (values.size() > 1) {
-            throw RequestException.invalidParameter(name + " is given " + values.size() + " times; give it once");
-        }
-        return values.get(0);
     }
 
     private static long number(String text, String name, long min, long max) {

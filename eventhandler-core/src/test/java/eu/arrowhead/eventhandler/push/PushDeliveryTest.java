@@ -193,6 +193,25 @@ class PushDeliveryTest {
     }
 
     @Test
+    void shutdownWaitsForQueuesAtMostTheGracePeriod() throws Exception {
+        try (StandInSubscriber hanging = StandInSubscriber.hanging();
+             StandInSubscriber healthy = StandInSubscriber.healthy()) {
+            TestServer server = server("push.response-timeout-seconds", "30");
+            subscribe(server, hanging.subscription("stuck", "tick", ""));
+            subscribe(server, healthy.subscription("fine", "tick", ""));
+            server.publish("tick", "t0");
+            Await.until("the POST to the hanging subscriber", Duration.ofSeconds(5), () -> hanging.requests() == 1);
+            long started = System.nanoTime();
+            assertFalse(server.server().shutdown(), "a subscriber still waiting is not a clean stop");
+            Duration took = Duration.ofNanos(System.nanoTime() - started);
+            // server.shutdown-grace-seconds is 2 in tests.
+            assertTrue(took.compareTo(Duration.ofSeconds(6)) < 0, "shutdown took " + took);
+            assertEquals(List.of("t0"), healthy.payloads());
+            server.close();
+        }
+    }
+
+    @Test
     void subscribingAgainReplacesAndUnsubscribingStops() throws Exception {
         try (TestServer server = server();
              StandInSubscriber first = StandInSubscriber.healthy();
