@@ -15,9 +15,14 @@ import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.publish.PublishHandler;
+import eu.arrowhead.eventhandler.push.PushSender;
+import eu.arrowhead.eventhandler.push.PushSubscriptions;
+import eu.arrowhead.eventhandler.push.SubscriptionsResource;
+import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
+import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.TopicsResource;
@@ -77,6 +82,7 @@ public final class EventHandlerServer implements AutoCloseable {
     private final Hub hub;
     private final StreamSupervisor supervisor;
     private final EventStore store;
+    private final PushSender pushSender;
     private final ExecutorService workers;
     private final ExecutorService writers;
     private final ExecutorService journalReaders;
@@ -86,8 +92,8 @@ public final class EventHandlerServer implements AutoCloseable {
     private final AtomicInteger closed = new AtomicInteger();
 
     private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
-                               StreamSupervisor supervisor, EventStore store, ExecutorService workers,
-                               ExecutorService writers, ExecutorService journalReaders,
+                               StreamSupervisor supervisor, EventStore store, PushSender pushSender,
+                               ExecutorService workers, ExecutorService writers, ExecutorService journalReaders,
                                ScheduledExecutorService ticker, ScheduledExecutorService retention,
                                Optional<ServiceRegistration> registration) {
         this.config = config;
@@ -96,6 +102,7 @@ public final class EventHandlerServer implements AutoCloseable {
         this.hub = hub;
         this.supervisor = supervisor;
         this.store = store;
+        this.pushSender = pushSender;
         this.workers = workers;
         this.writers = writers;
         this.journalReaders = journalReaders;
@@ -155,6 +162,18 @@ public final class EventHandlerServer implements AutoCloseable {
         // Deletes can take a while; on their own thread they never hold up heartbeats.
         ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(named("eh-store-retention"));
 
+        PushSender pushSender = new PushSender(config.push(), config.push().maxSubscriptions(),
+                config.security().sslEnabled(), null);
+        PushSubscriptions pushSubscriptions = new PushSubscriptions(hub,
+                store == null ? SubscriptionStore.NONE : store, Authorizer.INSECURE, pushSender, config.push());
+        try {
+            pushSubscriptions.load();
+        } catch (RuntimeException e) {
+            pushSender.close();
+            throw e;
+        }
+        metrics.observe(pushSubscriptions, pushSender);
+
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
         PublisherWrites writes = new PublisherWrites(config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
@@ -166,6 +185,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(new HealthResource(store))
                 .register(new EventsResource(store, config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
+                .register(new SubscriptionsResource(pushSubscriptions, Authorizer.INSECURE))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
@@ -224,6 +244,7 @@ public final class EventHandlerServer implements AutoCloseable {
             journalReaders.shutdownNow();
             ticker.shutdownNow();
             retention.shutdownNow();
+            pushSender.close();
             throw e;
         }
 
@@ -240,8 +261,8 @@ public final class EventHandlerServer implements AutoCloseable {
         Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),
                 config.serverHost(), listener.getPort(), config.security().sslEnabled(), null, null);
         registration.ifPresent(metrics::observe);
-        return new EventHandlerServer(config, http, front, hub, supervisor, store, workers, writers,
-                journalReaders, ticker, retention, registration);
+        return new EventHandlerServer(config, http, front, hub, supervisor, store, pushSender, workers,
+                writers, journalReaders, ticker, retention, registration);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
@@ -279,6 +300,7 @@ public final class EventHandlerServer implements AutoCloseable {
             // First the store: in sync mode its commits deliver events, which the streams then drain.
             boolean stored = store == null || store.drain(config.shutdownGrace());
             clean = stored & supervisor.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
+                    & pushSender.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                     & front.awaitIdle(Math.max(0, deadline - System.nanoTime()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -290,6 +312,7 @@ public final class EventHandlerServer implements AutoCloseable {
             stopQuietly("supervisor", ticker::shutdownNow);
             stopQuietly("workers", workers::shutdownNow);
             stopQuietly("writers", writers::shutdownNow);
+            stopQuietly("push sender", pushSender::close);
             // Not interrupted while they may be in the database: an interrupt closes an NIO channel under
             // H2's feet and breaks its file for the rest of the run.
             stopQuietly("event store readers", () -> finish(journalReaders));

@@ -3,6 +3,8 @@ package eu.arrowhead.eventhandler.metrics;
 import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.push.PushSender;
+import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.Hub;
@@ -112,6 +114,29 @@ public final class BrokerMetrics {
         registry.register(() -> MetricSnapshots.of(gauge("eventhandler_service_registry_registered",
                 "1 while the Event Handler's services are registered in the Arrowhead Service Registry, 0 until"
                         + " then", registration.registered() ? 1 : 0)));
+    }
+
+    /** Adds the push subscriptions' gauges and counters, read at each scrape. */
+    public void observe(PushSubscriptions subscriptions, PushSender sender) {
+        registry.register(() -> MetricSnapshots.of(
+                gauge("eventhandler_push_subscriptions", "Push subscriptions held", subscriptions.count()),
+                gauge("eventhandler_push_queued_events", "Events waiting to be POSTed to push subscribers",
+                        subscriptions.queued()),
+                counter("eventhandler_push_delivered_events", "Events POSTed to push subscribers with a 2xx"
+                        + " answer", sender.delivered()),
+                counter("eventhandler_push_failed_attempts", "POSTs to push subscribers that failed (each retry"
+                        + " counts)", sender.failedAttempts()),
+                CounterSnapshot.builder().name("eventhandler_push_dropped_events")
+                        .help("Events not delivered to a push subscriber: its queue was full, or the last retry"
+                                + " failed")
+                        .dataPoint(dropped("queue-full", sender.droppedQueueFull()))
+                        .dataPoint(dropped("retries-exhausted", sender.droppedRetriesExhausted()))
+                        .build()));
+    }
+
+    private static CounterSnapshot.CounterDataPointSnapshot dropped(String reason, long value) {
+        return CounterSnapshot.CounterDataPointSnapshot.builder().labels(Labels.of("reason", reason))
+                .value(value).build();
     }
 
     /**

@@ -106,6 +106,7 @@ final class EventDatabase implements AutoCloseable {
             return new MetadataSources(registry)
                     .addAnnotatedClass(EventRecord.class)
                     .addAnnotatedClass(StateRecord.class)
+                    .addAnnotatedClass(SubscriptionRecord.class)
                     .buildMetadata()
                     .buildSessionFactory();
         } catch (RuntimeException e) {
@@ -244,6 +245,23 @@ final class EventDatabase implements AutoCloseable {
                 return rows;
             });
         }
+    }
+
+    /** Every push subscription, in id order. */
+    List<SubscriptionStore.StoredSubscription> subscriptions() {
+        return sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                "from SubscriptionRecord s order by s.id", SubscriptionRecord.class).getResultList())
+                .stream().map(SubscriptionRecord::stored).toList();
+    }
+
+    /** Inserts or replaces a push subscription by its id. */
+    void saveSubscription(SubscriptionStore.StoredSubscription subscription) {
+        sessions.inTransaction(session -> session.merge(new SubscriptionRecord(subscription)));
+    }
+
+    void deleteSubscription(long id) {
+        sessions.inTransaction(session -> session.createMutationQuery(
+                "delete from SubscriptionRecord s where s.id = :id").setParameter("id", id).executeUpdate());
     }
 
     /** Whether the database answers now. */

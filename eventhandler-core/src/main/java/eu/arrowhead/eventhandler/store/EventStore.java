@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * <p>Events leave the buffer only after their commit, so a replay that looks at the buffer first and the
  * database second sees every event exactly once.
  */
-public final class EventStore implements EventJournal {
+public final class EventStore implements EventJournal, SubscriptionStore {
     private static final Logger LOG = LoggerFactory.getLogger(EventStore.class);
     private static final long FIRST_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
@@ -549,6 +549,21 @@ public final class EventStore implements EventJournal {
         } catch (RuntimeException e) {
             LOG.warn("retention could not run: {}; it will run again", describe(e));
         }
+    }
+
+    @Override
+    public List<StoredSubscription> loadSubscriptions() {
+        return database.subscriptions();
+    }
+
+    @Override
+    public void saveSubscription(StoredSubscription subscription) {
+        database.saveSubscription(subscription);
+    }
+
+    @Override
+    public void deleteSubscription(long id) {
+        database.deleteSubscription(id);
     }
 
     /** The store's state for the health endpoint and the metrics. */

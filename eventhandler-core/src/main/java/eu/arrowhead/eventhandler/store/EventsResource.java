@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.store;
 
+import eu.arrowhead.eventhandler.http.QueryParameters;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import jakarta.ws.rs.GET;
@@ -66,19 +67,8 @@ public final class EventsResource {
         return store.query(topicKeys, from, to, afterId, limit);
     }
 
-    private static String single(MultivaluedMap<String, String> query, String name) {
-        List<String> values = query.get(name);
-        if (values == null) {
-            return null;
-        }
-        if (values.size() > 1) {
-            throw RequestException.invalidParameter(name + " is given " + values.size() + " times; give it once");
-        }
-        return values.get(0);
-    }
-
     private static Long instant(MultivaluedMap<String, String> query, String name) {
-        String value = single(query, name);
+        String value = QueryParameters.single(query, name);
         if (value == null) {
             return null;
         }
@@ -91,7 +81,7 @@ public final class EventsResource {
     }
 
     private static long number(MultivaluedMap<String, String> query, String name, long absent, long min, long max) {
-        String value = single(query, name);
+        String value = QueryParameters.single(query, name);
         if (value == null) {
             return absent;
         }

@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.topic;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -12,19 +13,22 @@ public final class PublishedEvent {
     private static final byte[] ID = "id: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DATA_ID = "\ndata: {\"id\":".getBytes(StandardCharsets.US_ASCII);
+    private static final int DATA_PREFIX = "\ndata: ".length();
 
     private final long id;
     private final TopicBroadcaster topic;
     private final String sourceKey;
     private final Map<String, String> metaData;
+    private final long timeStampMillis;
     private final byte[] frame;
 
     private PublishedEvent(long id, TopicBroadcaster topic, String sourceKey, Map<String, String> metaData,
-                           byte[] frame) {
+                           long timeStampMillis, byte[] frame) {
         this.id = id;
         this.topic = topic;
         this.sourceKey = sourceKey;
         this.metaData = metaData;
+        this.timeStampMillis = timeStampMillis;
         this.frame = frame;
     }
 
@@ -47,7 +51,7 @@ public final class PublishedEvent {
         at += fieldsLength;
         frame[at++] = '\n';
         frame[at] = '\n';
-        return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), frame);
+        return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), event.timeStampMillis(), frame);
     }
 
     /** An event read back from the event store, for a replay; it counts to no topic. */
@@ -57,7 +61,7 @@ public final class PublishedEvent {
 
     /** A frame that carries no event: an SSE comment or a notice, counted to no topic. */
     public static PublishedEvent control(String frameText) {
-        return new PublishedEvent(0, null, null, Map.of(), frameText.getBytes(StandardCharsets.UTF_8));
+        return new PublishedEvent(0, null, null, Map.of(), 0, frameText.getBytes(StandardCharsets.UTF_8));
     }
 
     private static int put(byte[] into, int at, byte[] bytes) {
@@ -76,6 +80,24 @@ public final class PublishedEvent {
 
     Map<String, String> metaData() {
         return metaData;
+    }
+
+    /** The event's timeStamp, in milliseconds since the epoch; 0 for a control frame. */
+    public long timeStampMillis() {
+        return timeStampMillis;
+    }
+
+    /**
+     * A copy of the event's JSON, the data of its frame. Push delivery re-encodes events from it instead of
+     * every event keeping a second copy of its payload for the few that have push subscribers.
+     */
+    public byte[] eventJson() {
+        int dataAt = 0;
+        while (frame[dataAt] != '\n' || frame[dataAt + 1] != 'd') {
+            // The event type holds no newline, so the first line starting with 'd' is the data line.
+            dataAt++;
+        }
+        return Arrays.copyOfRange(frame, dataAt + DATA_PREFIX, frame.length - 2);
     }
 
     /** The complete SSE frame, ending with its blank line. Shared: never modify it. */

@@ -1,0 +1,26 @@
+package eu.arrowhead.eventhandler.http;
+
+import jakarta.ws.rs.core.MultivaluedMap;
+import java.util.List;
+
+/** Reading query parameters by the API's rules: each at most once, numbers in range, or a 400 that says so. */
+public final class QueryParameters {
+    private QueryParameters() {
+    }
+
+    /**
+     * The parameter's one value, or {@code null} when it is absent.
+     *
+     * @throws RequestException 400 if it is given more than once
+     */
+    public static String single(MultivaluedMap<String, String> query, String name) {
+        List<String> values = query.get(name);
+        if (values == null || values.isEmpty()) {
+            return null;
+        }
+        if (values.size() > 1) {
+            throw RequestException.invalidParameter(name + " is given " + values.size() + " times; give it once");
+        }
+        return values.get(0);
+    }
+}

@@ -1,0 +1,278 @@
+package eu.arrowhead.eventhandler.push;
+
+import eu.arrowhead.eventhandler.config.PushConfig;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import javax.net.ssl.SSLContext;
+import org.apache.hc.client5.http.config.ConnectionConfig;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
+import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.ClientTlsStrategyBuilder;
+import org.apache.hc.client5.http.ssl.NoopHostnameVerifier;
+import org.apache.hc.core5.concurrent.FutureCallback;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.Message;
+import org.apache.hc.core5.http.nio.entity.AsyncEntityProducers;
+import org.apache.hc.core5.http.nio.entity.DiscardingEntityConsumer;
+import org.apache.hc.core5.http.nio.support.AsyncRequestBuilder;
+import org.apache.hc.core5.http.nio.support.BasicResponseConsumer;
+import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.reactor.IOReactorConfig;
+import org.apache.hc.core5.util.TimeValue;
+import org.apache.hc.core5.util.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * POSTs events to push subscribers over one shared, pooled, kept-alive Apache HttpClient 5 async client.
+ * Requests are non-blocking: a subscriber that is down or slow holds one connection and no thread, so it
+ * delays nobody else. Each subscriber has at most one POST in flight (its order is kept); a failed POST is
+ * retried after a backoff, scheduled rather than slept, up to {@code push.max-retries} times.
+ *
+ * <p>Threads, whatever the number of subscribers: {@code push.sender-threads} I/O threads of the client, and
+ * as many dispatch threads that start requests, encode bodies and run retries when they are due.
+ */
+public final class PushSender implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(PushSender.class);
+    private static final TimeValue SHUTDOWN_WAIT = TimeValue.ofMilliseconds(200);
+
+    private final CloseableHttpAsyncClient client;
+    private final ScheduledThreadPoolExecutor dispatch;
+    private final int maxRetries;
+    private final Duration retryInitial;
+    private final Duration retryMax;
+    private final boolean https;
+    private final LongAdder delivered = new LongAdder();
+    private final LongAdder failedAttempts = new LongAdder();
+    private final LongAdder droppedQueueFull = new LongAdder();
+    private final LongAdder droppedRetriesExhausted = new LongAdder();
+    /** Subscribers with a body being sent or waiting for a retry; guarded by this for the idle wait. */
+    private final AtomicInteger busy = new AtomicInteger();
+    /** The last event offered and its body, shared by every push subscriber of it; hub lock only. */
+    private PublishedEvent lastEvent;
+    private PushBody lastBody;
+
+    /**
+     * @param maxConnections the most connections to subscribers at once
+     * @param https          whether notify URLs are https (secure mode)
+     * @param sslContext     the client identity and trust for https; {@code null} for the JVM's defaults
+     */
+    public PushSender(PushConfig config, int maxConnections, boolean https, SSLContext sslContext) {
+        this.maxRetries = config.maxRetries();
+        this.retryInitial = config.retryInitialBackoff();
+        this.retryMax = config.retryMaxBackoff();
+        this.https = https;
+        PoolingAsyncClientConnectionManagerBuilder connections = PoolingAsyncClientConnectionManagerBuilder.create()
+                // One connection per subscriber at most, since each has at most one POST in flight.
+                .setMaxConnTotal(maxConnections)
+                .setMaxConnPerRoute(maxConnections)
+                .setDefaultConnectionConfig(ConnectionConfig.custom()
+                        .setConnectTimeout(Timeout.of(config.connectTimeout()))
+                        .setSocketTimeout(Timeout.of(config.responseTimeout()))
+                        .setTimeToLive(TimeValue.ofMinutes(10))
+                        .build());
+        if (sslContext != null) {
+            // Arrowhead certificates name systems, not hosts: trust comes from the local cloud's CA.
+            connections.setTlsStrategy(ClientTlsStrategyBuilder.create().setSslContext(sslContext)
+                    .setHostnameVerifier(NoopHostnameVerifier.INSTANCE).buildAsync());
+        }
+        AtomicInteger ioThreads = new AtomicInteger();
+        this.client = HttpAsyncClients.custom()
+                .setConnectionManager(connections.build())
+                .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(config.senderThreads()).build())
+                .setThreadFactory(runnable -> daemon(runnable, "eh-push-io-" + ioThreads.incrementAndGet()))
+                .setDefaultRequestConfig(RequestConfig.custom()
+                        .setConnectionRequestTimeout(Timeout.of(config.responseTimeout()))
+                        .setResponseTimeout(Timeout.of(config.responseTimeout()))
+                        .build())
+                .disableAutomaticRetries()
+                .disableRedirectHandling()
+                .disableCookieManagement()
+                .evictIdleConnections(TimeValue.ofSeconds(60))
+                .build();
+        AtomicInteger dispatchThreads = new AtomicInteger();
+        this.dispatch = new ScheduledThreadPoolExecutor(config.senderThreads(),
+                runnable -> daemon(runnable, "eh-push-" + dispatchThreads.incrementAndGet()));
+        this.dispatch.setRemoveOnCancelPolicy(true);
+        client.start();
+    }
+
+    private static Thread daemon(Runnable runnable, String name) {
+        Thread thread = new Thread(runnable, name);
+        thread.setDaemon(true);
+        return thread;
+    }
+
+    /** Whether notify URLs are https. */
+    boolean https() {
+        return https;
+    }
+
+    /** The body of an event, shared with the other subscribers it is offered to; called under the hub's lock. */
+    PushBody bodyFor(PublishedEvent event) {
+        if (event != lastEvent) {
+            lastEvent = event;
+            lastBody = new PushBody(event);
+        }
+        return lastBody;
+    }
+
+    /** Starts sending a subscriber's queue; it calls this when its queue stops being idle. */
+    void start(PushSubscriber subscriber) {
+        busy.incrementAndGet();
+        try {
+            dispatch.execute(() -> sendNext(subscriber));
+        } catch (RejectedExecutionException e) {
+            // Closed at shutdown: the hub's lock must never see an exception from an offer.
+            busy.decrementAndGet();
+            subscriber.close();
+        }
+    }
+
+    private void sendNext(PushSubscriber subscriber) {
+        PushBody body = subscriber.next();
+        if (body == null) {
+            if (busy.decrementAndGet() == 0) {
+                synchronized (busy) {
+                    busy.notifyAll();
+                }
+            }
+            return;
+        }
+        send(subscriber, body, 0);
+    }
+
+    private void send(PushSubscriber subscriber, PushBody body, int retry) {
+        byte[] json;
+        try {
+            json = body.json();
+        } catch (RuntimeException e) {
+            LOG.error("a pushed event cannot be encoded; it is dropped", e);
+            droppedRetriesExhausted.increment();
+            sendNext(subscriber);
+            return;
+        }
+        var request = AsyncRequestBuilder.post(subscriber.target())
+                .setEntity(AsyncEntityProducers.create(json, ContentType.APPLICATION_JSON))
+                .build();
+        try {
+            client.execute(request, new BasicResponseConsumer<>(new DiscardingEntityConsumer<>()),
+                    new FutureCallback<Message<HttpResponse, Void>>() {
+                        @Override
+                        public void completed(Message<HttpResponse, Void> response) {
+                            int status = response.getHead().getCode();
+                            if (status >= 200 && status < 300) {
+                                delivered.increment();
+                                dispatch.execute(() -> sendNext(subscriber));
+                            } else {
+                                PushSender.this.failed(subscriber, body, retry, "status " + status);
+                            }
+                        }
+
+                        @Override
+                        public void failed(Exception e) {
+                            PushSender.this.failed(subscriber, body, retry, e.toString());
+                        }
+
+                        @Override
+                        public void cancelled() {
+                            PushSender.this.failed(subscriber, body, retry, "cancelled");
+                        }
+                    });
+        } catch (RuntimeException e) {
+            failed(subscriber, body, retry, e.toString());
+        }
+    }
+
+    private void failed(PushSubscriber subscriber, PushBody body, int retry, String why) {
+        failedAttempts.increment();
+        if (retry < maxRetries) {
+            LOG.debug("POST to {} failed ({}); retry {} of {}", subscriber.target(), why, retry + 1, maxRetries);
+            try {
+                dispatch.schedule(() -> send(subscriber, body, retry + 1), backoff(retry).toMillis(),
+                        TimeUnit.MILLISECONDS);
+                return;
+            } catch (RuntimeException e) {
+                // Shutting down: the event is given up below.
+            }
+        }
+        LOG.debug("POST to {} failed ({}); the event is dropped after {} retries", subscriber.target(), why, retry);
+        droppedRetriesExhausted.increment();
+        try {
+            dispatch.execute(() -> sendNext(subscriber));
+        } catch (RuntimeException e) {
+            subscriber.close();
+        }
+    }
+
+    /** The pause before retry {@code retry + 1}: doubling from the initial backoff, capped. */
+    private Duration backoff(int retry) {
+        Duration pause = retryInitial.multipliedBy(1L << Math.min(retry, 30));
+        return pause.compareTo(retryMax) > 0 || pause.isNegative() ? retryMax : pause;
+    }
+
+    void countDropped() {
+        droppedQueueFull.increment();
+    }
+
+    /**
+     * Waits until no subscriber has anything left to send, or the timeout passes.
+     *
+     * @return whether everything was sent (or given up) in time
+     */
+    public boolean awaitIdle(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        synchronized (busy) {
+            while (busy.get() > 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                TimeUnit.NANOSECONDS.timedWait(busy, left);
+            }
+        }
+        return true;
+    }
+
+    /** Events POSTed with a 2xx answer. */
+    public long delivered() {
+        return delivered.sum();
+    }
+
+    /** POSTs that failed (each retry counts). */
+    public long failedAttempts() {
+        return failedAttempts.sum();
+    }
+
+    /** Events dropped because a subscriber's queue was full. */
+    public long droppedQueueFull() {
+        return droppedQueueFull.sum();
+    }
+
+    /** Events given up after their last retry failed. */
+    public long droppedRetriesExhausted() {
+        return droppedRetriesExhausted.sum();
+    }
+
+    @Override
+    public void close() {
+        dispatch.shutdownNow();
+        // A graceful close would wait up to its own 5 s for subscribers that still hang; the grace period
+        // for them has passed by now (see awaitIdle), so idle connections get a moment to close cleanly.
+        client.initiateShutdown();
+        try {
+            client.awaitShutdown(SHUTDOWN_WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        client.close(CloseMode.IMMEDIATE);
+    }
+}

@@ -1,0 +1,101 @@
+package eu.arrowhead.eventhandler.push;
+
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import eu.arrowhead.eventhandler.topic.Subscriber;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.net.URI;
+import java.util.ArrayDeque;
+
+/**
+ * The hub's side of one push subscription: takes the subscription's events under the hub's lock into its
+ * own bounded queue, and hands them to the {@link PushSender} one at a time, so that the subscriber receives
+ * them in order and at most one POST to it is in flight. A subscriber that is down or slow fills only its
+ * own queue; past {@code push.queue-capacity} its oldest events are dropped (counted).
+ *
+ * <p>The subscription's rules can change (subscribing again, {@code PUT}, an authorization update) without
+ * losing what is queued: they are swapped as a whole.
+ */
+final class PushSubscriber implements Subscriber {
+    private final PushSender sender;
+    private final int capacity;
+    private final ArrayDeque<PushBody> queue = new ArrayDeque<>();
+    private volatile Rules rules;
+    /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
+    private boolean sending;
+    private boolean closed;
+
+    /**
+     * What the subscriber receives and where it goes.
+     *
+     * @param filter      sources and metadata
+     * @param startMillis the earliest timeStamp sent
+     * @param endMillis   the latest timeStamp sent
+     * @param target      the notify URL
+     */
+    record Rules(SubscriberFilter filter, long startMillis, long endMillis, URI target) {
+    }
+
+    PushSubscriber(PushSender sender, int capacity, Rules rules) {
+        this.sender = sender;
+        this.capacity = capacity;
+        this.rules = rules;
+    }
+
+    void rules(Rules changed) {
+        rules = changed;
+    }
+
+    URI target() {
+        return rules.target();
+    }
+
+    @Override
+    public SubscriberFilter filter() {
+        return rules.filter();
+    }
+
+    @Override
+    public void offer(PublishedEvent event) {
+        Rules current = rules;
+        long time = event.timeStampMillis();
+        if (time < current.startMillis() || time > current.endMillis()) {
+            return;
+        }
+        PushBody body = sender.bodyFor(event);
+        boolean start;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            if (queue.size() >= capacity) {
+                queue.poll();
+                sender.countDropped();
+            }
+            queue.add(body);
+            start = !sending;
+            sending = true;
+        }
+        if (start) {
+            sender.start(this);
+        }
+    }
+
+    /** The next body to send, or {@code null} when the queue is empty: then sending stops until an offer. */
+    synchronized PushBody next() {
+        PushBody body = closed ? null : queue.poll();
+        if (body == null) {
+            sending = false;
+        }
+        return body;
+    }
+
+    synchronized int queued() {
+        return queue.size();
+    }
+
+    /** Stops sending: what is queued is discarded, a POST in flight ends on its own. */
+    synchronized void close() {
+        closed = true;
+        queue.clear();
+    }
+}

@@ -1,0 +1,352 @@
+package eu.arrowhead.eventhandler.push;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import eu.arrowhead.eventhandler.api.SubscriptionListResponse;
+import eu.arrowhead.eventhandler.api.SubscriptionRequest;
+import eu.arrowhead.eventhandler.api.SubscriptionResponse;
+import eu.arrowhead.eventhandler.config.PushConfig;
+import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.store.SubscriptionStore;
+import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every push subscription: registered with the hub under its event type's topic, kept in the
+ * {@link SubscriptionStore}, and listed for management. One subscription per (event type, subscriber
+ * system name), both case-insensitive: subscribing again replaces the rules and keeps the id and whatever
+ * events are already queued for the subscriber.
+ *
+ * <p>Changes are serialized by one lock, taken only by management requests, never per event; the hub's lock
+ * is taken inside it, never the other way round.
+ */
+public final class PushSubscriptions {
+    private static final Logger LOG = LoggerFactory.getLogger(PushSubscriptions.class);
+    /** The event type of Arrowhead's authorization updates. */
+    public static final String AUTH_UPDATE_EVENT_TYPE = "SUBSCRIBER_AUTH_UPDATE";
+
+    private final Hub hub;
+    private final SubscriptionStore store;
+    private final Authorizer authorizer;
+    private final PushSender sender;
+    private final PushConfig config;
+    private final Object lock = new Object();
+    private final Map<String, Entry> byKey = new HashMap<>();
+    private final TreeMap<Long, Entry> byId = new TreeMap<>();
+    private long lastId;
+
+    /** A live subscription: its rules and the hub's subscriber that delivers them. */
+    private static final class Entry {
+        PushSubscription subscription;
+        Set<String> sources;
+        final PushSubscriber subscriber;
+
+        Entry(PushSubscription subscription, Set<String> sources, PushSubscriber subscriber) {
+            this.subscription = subscription;
+            this.sources = sources;
+            this.subscriber = subscriber;
+        }
+
+        SubscriptionResponse response() {
+            return subscription.toResponse(sources);
+        }
+    }
+
+    public PushSubscriptions(Hub hub, SubscriptionStore store, Authorizer authorizer, PushSender sender,
+                             PushConfig config) {
+        this.hub = hub;
+        this.store = store;
+        this.authorizer = authorizer;
+        this.sender = sender;
+        this.config = config;
+    }
+
+    /** Registers every stored subscription with the hub; a stored one that no longer validates is skipped. */
+    public int load() {
+        synchronized (lock) {
+            for (SubscriptionStore.StoredSubscription stored : store.loadSubscriptions()) {
+                lastId = Math.max(lastId, stored.id());
+                try {
+                    SubscriptionRequest request = JsonMapper.get().readValue(stored.json(), SubscriptionRequest.class);
+                    PushSubscription subscription = PushSubscription.validate(request, stored.id(),
+                            Instant.ofEpochMilli(stored.createdMillis()), Instant.ofEpochMilli(stored.updatedMillis()));
+                    Set<String> sources = subscription.effectiveSources(authorized(subscription));
+                    PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(),
+                            rules(subscription, sources));
+                    hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
+                    put(new Entry(subscription, sources, subscriber));
+                } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
+                    LOG.warn("push subscription {} in the store cannot be registered and is skipped: {}",
+                            stored.id(), e.getMessage());
+                }
+            }
+            LOG.info("{} push subscriptions loaded", byId.size());
+            return byId.size();
+        }
+    }
+
+    /**
+     * {@code POST /eventhandler/subscribe}: creates the subscription, or replaces the rules of the one with
+     * the same event type and subscriber.
+     */
+    public SubscriptionResponse subscribe(SubscriptionRequest request) {
+        Instant now = Instant.now();
+        PushSubscription checked = PushSubscription.validate(request, 0, now, now);
+        Set<String> sources = checked.effectiveSources(authorized(checked));
+        synchronized (lock) {
+            Entry existing = byKey.get(key(checked));
+            if (existing != null) {
+                PushSubscription kept = existing.subscription;
+                return replace(existing, PushSubscription.validate(request, kept.id(), kept.createdAt(), now), sources);
+            }
+            if (byId.size() >= config.maxSubscriptions()) {
+                throw new HubUnavailableException("the Event Handler already holds its maximum of "
+                        + config.maxSubscriptions() + " push subscriptions (push.max-subscriptions)");
+            }
+            PushSubscription subscription = PushSubscription.validate(request, lastId + 1, now, now);
+            PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), rules(subscription, sources));
+            hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
+            try {
+                save(subscription);
+            } catch (RuntimeException e) {
+                hub.unsubscribe(Set.of(subscription.topicKey()), subscriber);
+                throw e;
+            }
+            lastId = subscription.id();
+            Entry entry = new Entry(subscription, sources, subscriber);
+            put(entry);
+            return entry.response();
+        }
+    }
+
+    /**
+     * {@code DELETE /eventhandler/unsubscribe}: removes the subscription if there is one; an address or port
+     * given must match the subscriber's.
+     *
+     * @return whether a subscription was removed
+     */
+    public boolean unsubscribe(String eventType, String systemName, String address, Integer port) {
+        String key = eventType.toLowerCase(Locale.ROOT) + '\n' + systemName.toLowerCase(Locale.ROOT);
+        synchronized (lock) {
+            Entry entry = byKey.get(key);
+            if (entry == null) {
+                return false;
+            }
+            var subscriber = entry.subscription.request().subscriberSystem();
+            if ((address != null && !address.equalsIgnoreCase(subscriber.address()))
+                    || (port != null && !port.equals(subscriber.port()))) {
+                return false;
+            }
+            remove(entry);
+            return true;
+        }
+    }
+
+    /** The subscription with this id. */
+    public Optional<SubscriptionResponse> get(long id) {
+        synchronized (lock) {
+            return Optional.ofNullable(byId.get(id)).map(Entry::response);
+        }
+    }
+
+    /**
+     * A page of subscriptions, as {@code GET mgmt/subscriptions} lists them.
+     *
+     * @param page      the page, from 0; {@code null} with {@code size} null for all
+     * @param size      subscriptions per page
+     * @param ascending the order
+     * @param sortField {@code id}, {@code createdAt} or {@code updatedAt}
+     */
+    public SubscriptionListResponse list(Integer page, Integer size, boolean ascending, String sortField) {
+        Comparator<PushSubscription> order = switch (sortField) {
+            case "id" -> Comparator.comparingLong(PushSubscription::id);
+            case "createdAt" -> Comparator.comparing(PushSubscription::createdAt)
+                    .thenComparingLong(PushSubscription::id);
+            case "updatedAt" -> Comparator.comparing(PushSubscription::updatedAt)
+                    .thenComparingLong(PushSubscription::id);
+            default -> throw new IllegalArgumentException(sortField);
+        };
+        Comparator<Entry> entries = Comparator.comparing(entry -> entry.subscription, order);
+        synchronized (lock) {
+            List<Entry> sorted = new ArrayList<>(byId.values());
+            sorted.sort(ascending ? entries : entries.reversed());
+            int from = page == null ? 0 : (int) Math.min(sorted.size(), (long) page * size);
+            int to = page == null ? sorted.size() : (int) Math.min(sorted.size(), (long) from + size);
+            return new SubscriptionListResponse(sorted.subList(from, to).stream().map(Entry::response).toList(),
+                    sorted.size());
+        }
+    }
+
+    /**
+     * {@code PUT mgmt/subscriptions/{id}}: replaces a subscription's rules, event type and subscriber.
+     *
+     * @return empty if there is no subscription with this id
+     */
+    public Optional<SubscriptionResponse> update(long id, SubscriptionRequest request) {
+        Instant now = Instant.now();
+        PushSubscription checked = PushSubscription.validate(request, id, now, now);
+        Set<String> sources = checked.effectiveSources(authorized(checked));
+        synchronized (lock) {
+            Entry entry = byId.get(id);
+            if (entry == null) {
+                return Optional.empty();
+            }
+            Entry other = byKey.get(key(checked));
+            if (other != null && other != entry) {
+                throw RequestException.badPayload("subscription " + other.subscription.id() + " already subscribes "
+                        + checked.subscriberKey() + " to " + request.eventType());
+            }
+            PushSubscription changed = PushSubscription.validate(request, id, entry.subscription.createdAt(), now);
+            return Optional.of(replace(entry, changed, sources));
+        }
+    }
+
+    /**
+     * {@code DELETE mgmt/subscriptions/{id}}.
+     *
+     * @return whether there was such a subscription
+     */
+    public boolean delete(long id) {
+        synchronized (lock) {
+            Entry entry = byId.get(id);
+            if (entry == null) {
+                return false;
+            }
+            remove(entry);
+            return true;
+        }
+    }
+
+    /**
+     * {@code POST publish/authupdate}: asks the authorizer again which publishers each subscriber may receive
+     * from. The update names the subscriber by its Service Registry id, which this Event Handler does not
+     * hold, so every subscription is recomputed; updates are rare and the answers are per subscriber.
+     */
+    public void authorizationChanged() {
+        List<Entry> entries;
+        synchronized (lock) {
+            entries = new ArrayList<>(byId.values());
+        }
+        Map<String, Optional<Set<String>>> bySubscriber = entries.stream()
+                .map(entry -> entry.subscription)
+                .collect(Collectors.toMap(PushSubscription::subscriberKey, this::authorized, (a, b) -> a));
+        synchronized (lock) {
+            for (Entry entry : entries) {
+                if (byId.get(entry.subscription.id()) != entry) {
+                    continue;
+                }
+                Optional<Set<String>> authorized = bySubscriber.get(entry.subscription.subscriberKey());
+                if (authorized != null) {
+                    entry.sources = entry.subscription.effectiveSources(authorized);
+                    entry.subscriber.rules(rules(entry.subscription, entry.sources));
+                }
+            }
+        }
+    }
+
+    /** How many subscriptions there are. */
+    public int count() {
+        synchronized (lock) {
+            return byId.size();
+        }
+    }
+
+    /** Events waiting in every subscriber's queue. */
+    public long queued() {
+        List<Entry> entries;
+        synchronized (lock) {
+            entries = new ArrayList<>(byId.values());
+        }
+        return entries.stream().mapToLong(entry -> entry.subscriber.queued()).sum();
+    }
+
+    private SubscriptionResponse replace(Entry entry, PushSubscription changed, Set<String> sources) {
+        PushSubscription old = entry.subscription;
+        boolean moved = !old.topicKey().equals(changed.topicKey());
+        if (moved) {
+            hub.subscribe(Set.of(changed.topicKey()), entry.subscriber, OptionalLong.empty());
+        }
+        try {
+            save(changed);
+        } catch (RuntimeException e) {
+            if (moved) {
+                hub.unsubscribe(Set.of(changed.topicKey()), entry.subscriber);
+            }
+            throw e;
+        }
+        if (moved) {
+            hub.unsubscribe(Set.of(old.topicKey()), entry.subscriber);
+        }
+        byKey.remove(key(old));
+        entry.subscription = changed;
+        entry.sources = sources;
+        entry.subscriber.rules(rules(changed, sources));
+        byKey.put(key(changed), entry);
+        return entry.response();
+    }
+
+    private void remove(Entry entry) {
+        PushSubscription subscription = entry.subscription;
+        try {
+            store.deleteSubscription(subscription.id());
+        } catch (RuntimeException e) {
+            throw unavailable(e);
+        }
+        hub.unsubscribe(Set.of(subscription.topicKey()), entry.subscriber);
+        entry.subscriber.close();
+        byKey.remove(key(subscription));
+        byId.remove(subscription.id());
+    }
+
+    private void put(Entry entry) {
+        byKey.put(key(entry.subscription), entry);
+        byId.put(entry.subscription.id(), entry);
+    }
+
+    private void save(PushSubscription subscription) {
+        try {
+            store.saveSubscription(new SubscriptionStore.StoredSubscription(subscription.id(),
+                    subscription.topicKey(), subscription.subscriberKey(), subscription.createdAt().toEpochMilli(),
+                    subscription.updatedAt().toEpochMilli(), JsonMapper.get().writeValueAsString(subscription.request())));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a validated subscription cannot be encoded", e);
+        } catch (RuntimeException e) {
+            throw unavailable(e);
+        }
+    }
+
+    private static HubUnavailableException unavailable(RuntimeException e) {
+        LOG.warn("the event store cannot keep a push subscription change: {}", e.toString());
+        return new HubUnavailableException("the event store cannot be written now; try again");
+    }
+
+    private Optional<Set<String>> authorized(PushSubscription subscription) {
+        return authorizer.authorizedPublishers(subscription.request().subscriberSystem().systemName());
+    }
+
+    private PushSubscriber.Rules rules(PushSubscription subscription, Set<String> sources) {
+        Map<String, String> metaData = subscription.matchMetaData() ? subscription.request().filterMetaData() : Map.of();
+        return new PushSubscriber.Rules(new SubscriberFilter(sources, metaData), subscription.startMillis(),
+                subscription.endMillis(), subscription.target(sender.https()));
+    }
+
+    private static String key(PushSubscription subscription) {
+        return subscription.topicKey() + '\n' + subscription.subscriberKey();
+    }
+}

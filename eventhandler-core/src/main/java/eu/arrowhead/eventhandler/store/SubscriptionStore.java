@@ -1,0 +1,49 @@
+package eu.arrowhead.eventhandler.store;
+
+import java.util.List;
+
+/**
+ * Where push subscriptions are kept across restarts: the event store's database, or nowhere when
+ * {@code store.mode=off} ({@link #NONE}). Blocking; called on request threads, never per event.
+ */
+public interface SubscriptionStore {
+
+    /** Keeps nothing: subscriptions live in memory only. */
+    SubscriptionStore NONE = new SubscriptionStore() {
+        @Override
+        public List<StoredSubscription> loadSubscriptions() {
+            return List.of();
+        }
+
+        @Override
+        public void saveSubscription(StoredSubscription subscription) {
+        }
+
+        @Override
+        public void deleteSubscription(long id) {
+        }
+    };
+
+    /** Every subscription kept, in id order. */
+    List<StoredSubscription> loadSubscriptions();
+
+    /** Inserts the subscription, or replaces the one with its id. */
+    void saveSubscription(StoredSubscription subscription);
+
+    /** Deletes the subscription with this id, if there is one. */
+    void deleteSubscription(long id);
+
+    /**
+     * A push subscription as kept.
+     *
+     * @param id            the subscription's id, given by the Event Handler
+     * @param topicKey      its event type in lower case
+     * @param subscriberKey its subscriber's system name in lower case
+     * @param createdMillis when it was created
+     * @param updatedMillis when it last changed
+     * @param json          the subscription request as accepted (a {@code SubscriptionRequest})
+     */
+    record StoredSubscription(long id, String topicKey, String subscriberKey, long createdMillis, long updatedMillis,
+                              String json) {
+    }
+}

@@ -1,0 +1,132 @@
+package eu.arrowhead.eventhandler.push;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import eu.arrowhead.eventhandler.testing.Await;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * An Arrowhead 4.x push subscriber standing in for a real one: a local HTTP server that records the bodies
+ * POSTed to its notify URI. It can answer with an error status per request, or hold every answer until
+ * {@link #release()} (a subscriber that hangs).
+ */
+final class StandInSubscriber implements AutoCloseable {
+    static final String NOTIFY_PATH = "/notify";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpServer server;
+    private final List<String> bodies = new ArrayList<>();
+    private final CountDownLatch hold;
+    private final IntUnaryOperator statusOfRequest;
+    private int requests;
+
+    private StandInSubscriber(boolean hangs, IntUnaryOperator statusOfRequest) {
+        this.hold = new CountDownLatch(hangs ? 1 : 0);
+        this.statusOfRequest = statusOfRequest;
+        try {
+            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.setExecutor(Executors.newFixedThreadPool(2));
+        server.createContext(NOTIFY_PATH, exchange -> {
+            String body;
+            try (InputStream in = exchange.getRequestBody()) {
+                body = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            }
+            int status;
+            synchronized (this) {
+                status = statusOfRequest.applyAsInt(++requests);
+                if (status == 200) {
+                    bodies.add(body);
+                }
+                notifyAll();
+            }
+            try {
+                hold.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            exchange.sendResponseHeaders(status, -1);
+            exchange.close();
+        });
+        server.start();
+    }
+
+    /** Answers every POST with 200 at once. */
+    static StandInSubscriber healthy() {
+        return new StandInSubscriber(false, request -> 200);
+    }
+
+    /** Answers the n-th POST (from 1) with the given status. */
+    static StandInSubscriber answering(IntUnaryOperator statusOfRequest) {
+        return new StandInSubscriber(false, statusOfRequest);
+    }
+
+    /** Receives POSTs but answers none until {@link #release()}. */
+    static StandInSubscriber hanging() {
+        return new StandInSubscriber(true, request -> 200);
+    }
+
+    int port() {
+        return server.getAddress().getPort();
+    }
+
+    /** The JSON of a SubscriptionRequest for this subscriber, with the given extra fields (JSON members). */
+    String subscription(String systemName, String eventType, String extraFields) {
+        return "{\"eventType\":\"" + eventType + "\",\"subscriberSystem\":{\"systemName\":\"" + systemName
+                + "\",\"address\":\"127.0.0.1\",\"port\":" + port() + "},\"notifyUri\":\"" + NOTIFY_PATH + "\""
+                + (extraFields.isEmpty() ? "" : "," + extraFields) + "}";
+    }
+
+    synchronized List<String> bodies() {
+        return List.copyOf(bodies);
+    }
+
+    synchronized int requests() {
+        return requests;
+    }
+
+    /** The payloads received with 200, in order. */
+    List<String> payloads() {
+        return bodies().stream().map(body -> read(body).get("payload").asText()).toList();
+    }
+
+    static JsonNode read(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Waits until this many events were received with 200. */
+    void awaitEvents(int count) throws InterruptedException {
+        Await.until(count + " events at the stand-in subscriber (has " + bodies().size() + ")",
+                Duration.ofSeconds(10), () -> bodies().size() >= count);
+    }
+
+    void release() {
+        hold.countDown();
+    }
+
+    @Override
+    public void close() {
+        release();
+        server.stop(0);
+        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
+}
