@@ -42,6 +42,7 @@ public final class TlsMaterial {
 
     /** The listener's TLS: server mode, and a client without a trusted certificate is refused. */
     public SSLEngineConfigurator listenerConfig() {
-        return new SSLEngineConfigurator(context, false, true, true);
+        // Need only: JSSE keeps the last of need and want, and Grizzly sets want after need.
+        return new SSLEngineConfigurator(context, false, true, false);
     }
 }
