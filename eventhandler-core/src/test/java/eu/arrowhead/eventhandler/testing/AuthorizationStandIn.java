@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLParameters;
 
 /**
  * A stand-in for the Arrowhead Authorization system over mutual TLS with the {@link TestPki}'s
@@ -39,7 +40,10 @@ public final class AuthorizationStandIn implements AutoCloseable {
         server.setHttpsConfigurator(new HttpsConfigurator(pki.context("authorization")) {
             @Override
             public void configure(HttpsParameters params) {
-                params.setNeedClientAuth(true);
+                // HttpsParameters.setNeedClientAuth alone is not applied; SSLParameters are.
+                SSLParameters tls = getSSLContext().getDefaultSSLParameters();
+                tls.setNeedClientAuth(true);
+                params.setSSLParameters(tls);
             }
         });
         server.createContext("/authorization/echo", exchange -> answer(exchange, 200, "Got it!"));
@@ -68,6 +72,14 @@ public final class AuthorizationStandIn implements AutoCloseable {
     }
 
     private void check(HttpExchange exchange) throws IOException {
+        try {
+            answerCheck(exchange);
+        } catch (IOException | RuntimeException e) {
+            answer(exchange, 500, "{\"errorMessage\":\"" + e + "\"}");
+        }
+    }
+
+    private void answerCheck(HttpExchange exchange) throws IOException {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         checks.add(body);
         callers.add(((HttpsExchange) exchange).getSSLSession().getPeerPrincipal().getName());
