@@ -9,11 +9,13 @@ import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.api.TlsContext;
+import eu.arrowhead.eventhandler.testing.ReadmeSnippet;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestClient;
 import eu.arrowhead.eventhandler.testing.TestPki;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
@@ -45,15 +47,29 @@ class TlsTest {
     }
 
     @Test
+    void theReadmeShowsTheSecureExampleAsItIs() throws Exception {
+        ReadmeSnippet.assertInReadme(Path.of("src/test/java/eu/arrowhead/eventhandler/publisher/TlsTest.java"),
+                "secure-publisher");
+    }
+
+    @Test
     void publishesAsTheSystemItsCertificateNames() throws Exception {
-        // The builder's context made from the publisher's PKCS12 files, as an application would.
-        SSLContext context = TlsContext.fromPkcs12(pki.keyStore("publisher"), TestPki.PASSWORD, null,
-                pki.trustStore(), TestPki.PASSWORD);
+        Path keyStore = pki.keyStore("publisher");
+        Path trustStore = pki.trustStore();
+        String password = TestPki.PASSWORD;
+        URI eventHandler = server.server().baseUri();
         try (TestClient subscriber = server.client(pki.context("subscriber"));
-             SseStream stream = subscriber.subscribe("?eventType=secure");
-             EventPublisher publisher = publisher(context)) {
-            long id = publisher.publish(event("publisher"));
-            assertEquals(Long.toString(id), stream.nextEvent(Duration.ofSeconds(30)).id());
+             SseStream stream = subscriber.subscribe("?eventType=temperature")) {
+            // README:begin secure-publisher
+            SSLContext tls = TlsContext.fromPkcs12(keyStore, password, null, trustStore, password);
+            try (EventPublisher publisher = EventPublisher.builder(eventHandler) // https://...
+                    .sslContext(tls)
+                    .source(SystemRequest.named("publisher")) // the name in the certificate's CN
+                    .build()) {
+                long id = publisher.publish(EventPublishRequest.of("temperature", "21.5"));
+                // README:end secure-publisher
+                assertEquals(Long.toString(id), stream.nextEvent(Duration.ofSeconds(30)).id());
+            }
         }
     }
 
