@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -162,7 +163,7 @@ public final class AuthorizationSystem implements AutoCloseable {
 
     private void probeInBackground() {
         if (probing.compareAndSet(false, true)) {
-            prober.schedule(this::probe, retryInterval.toMillis(), TimeUnit.MILLISECONDS);
+            probeLater();
         }
     }
 
@@ -172,7 +173,15 @@ public final class AuthorizationSystem implements AutoCloseable {
             probing.set(false);
             LOG.info("the Authorization system at {} answers again", echoUri);
         } else {
+            probeLater();
+        }
+    }
+
+    private void probeLater() {
+        try {
             prober.schedule(this::probe, retryInterval.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // closed: the server is stopping
         }
     }
 

@@ -150,6 +150,7 @@ class SecureModeTest {
 
     @Test
     void managementIsForSysopOnly() throws Exception {
+        // sysop's 200 shows that the caller the front handler attaches reaches Jersey as a request property.
         assertEquals(200, sysop.get("/eventhandler/mgmt/topics").statusCode());
         assertRefused(403, "the management endpoints are for 'sysop' only, not for 'publisher'",
                 publisher.get("/eventhandler/mgmt/topics"));
