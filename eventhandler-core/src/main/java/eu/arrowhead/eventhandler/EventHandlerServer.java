@@ -18,8 +18,11 @@ import eu.arrowhead.eventhandler.publish.PublishHandler;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.push.SubscriptionsResource;
-import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
+import eu.arrowhead.eventhandler.security.AccessRules;
+import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.security.ManagementAccess;
+import eu.arrowhead.eventhandler.security.TlsMaterial;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
@@ -89,13 +92,14 @@ public final class EventHandlerServer implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final ScheduledExecutorService retention;
     private final Optional<ServiceRegistration> registration;
+    private final AccessRules accessRules;
     private final AtomicInteger closed = new AtomicInteger();
 
     private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
                                StreamSupervisor supervisor, EventStore store, PushSender pushSender,
                                ExecutorService workers, ExecutorService writers, ExecutorService journalReaders,
                                ScheduledExecutorService ticker, ScheduledExecutorService retention,
-                               Optional<ServiceRegistration> registration) {
+                               Optional<ServiceRegistration> registration, AccessRules accessRules) {
         this.config = config;
         this.http = http;
         this.front = front;
@@ -109,6 +113,7 @@ public final class EventHandlerServer implements AutoCloseable {
         this.ticker = ticker;
         this.retention = retention;
         this.registration = registration;
+        this.accessRules = accessRules;
     }
 
     /**
@@ -118,12 +123,19 @@ public final class EventHandlerServer implements AutoCloseable {
      */
     public static EventHandlerServer start(EventHandlerConfig config) throws IOException {
         routeJulToSlf4j();
-        EventStore store = openStore(config);
+        // Secure mode's material first: a wrong password or a bad ACL stops the server before it opens anything.
+        TlsMaterial tls = config.security().sslEnabled() ? TlsMaterial.load(config.security()) : null;
+        AccessRules rules = tls == null ? null : AccessRules.from(config.security(), tls.context());
+        EventStore store = null;
         try {
-            return start(config, store);
+            store = openStore(config);
+            return start(config, store, tls, rules);
         } catch (IOException | RuntimeException e) {
             if (store != null) {
                 store.close();
+            }
+            if (rules != null) {
+                rules.close();
             }
             throw e;
         }
@@ -141,7 +153,9 @@ public final class EventHandlerServer implements AutoCloseable {
         }
     }
 
-    private static EventHandlerServer start(EventHandlerConfig config, EventStore store) throws IOException {
+    private static EventHandlerServer start(EventHandlerConfig config, EventStore store, TlsMaterial tls,
+                                            AccessRules rules) throws IOException {
+        Authorizer authorizer = rules == null ? Authorizer.INSECURE : rules;
         EventJournal journal = store == null ? EventJournal.NONE : store;
         Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(), journal);
         BrokerMetrics metrics = new BrokerMetrics();
@@ -163,9 +177,9 @@ public final class EventHandlerServer implements AutoCloseable {
         ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(named("eh-store-retention"));
 
         PushSender pushSender = new PushSender(config.push(), config.push().maxSubscriptions(),
-                config.security().sslEnabled(), null);
+                tls != null, tls == null ? null : tls.context());
         PushSubscriptions pushSubscriptions = new PushSubscriptions(hub,
-                store == null ? SubscriptionStore.NONE : store, Authorizer.INSECURE, pushSender, config.push());
+                store == null ? SubscriptionStore.NONE : store, authorizer, pushSender, config.push());
         try {
             pushSubscriptions.load();
         } catch (RuntimeException e) {
@@ -178,21 +192,22 @@ public final class EventHandlerServer implements AutoCloseable {
         PublisherWrites writes = new PublisherWrites(config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
         PublishHandler publishes = new PublishHandler(events -> writes.publish(() -> hub.publish(events)),
-                validator, config.maxRequestBytes(), config.maxBatchEvents(), config.storeSyncTimeout(),
+                validator, authorizer, config.maxRequestBytes(), config.maxBatchEvents(), config.storeSyncTimeout(),
                 metrics::publishHandled);
         ResourceConfig resources = new ResourceConfig()
                 .register(new EchoResource())
                 .register(new HealthResource(store))
                 .register(new EventsResource(store, config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
-                .register(new SubscriptionsResource(pushSubscriptions, Authorizer.INSECURE))
+                .register(new SubscriptionsResource(pushSubscriptions, authorizer))
                 .register(new MetricsResource(metrics))
+                .register(new ManagementAccess(authorizer))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
-        EventStreamHandler streams = new EventStreamHandler(hub, supervisor, writers,
+        EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
                 config.subscriberQueueCapacity(), config.subscriberSendBufferBytes(), journal, journalReaders,
                 config.storeReplayPageEvents());
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
@@ -208,6 +223,10 @@ public final class EventHandlerServer implements AutoCloseable {
         listener.getKeepAlive().setMaxRequestsCount(-1);
         listener.getKeepAlive().setIdleTimeoutInSeconds((int) config.idleTimeout().toSeconds());
         listener.setMaxHttpHeaderSize(config.maxHeaderBytes());
+        if (tls != null) {
+            listener.setSecure(true);
+            listener.setSSLEngineConfig(tls.listenerConfig());
+        }
         TCPNIOTransport transport = listener.getTransport();
         transport.setSelectorRunnersCount(config.selectorThreads());
         // Selectors parse requests; AdmissionControl hands them to our bounded workers. Setting the
@@ -256,13 +275,13 @@ public final class EventHandlerServer implements AutoCloseable {
             long every = config.storeRetentionCheck().toSeconds();
             retention.scheduleWithFixedDelay(guarded(store::enforceRetention), 0, every, TimeUnit.SECONDS);
         }
-        // Advertised only once it listens, on the port it really listens on. In secure mode this needs the
-        // SSLContext and public key of the server's key store (see ServiceRegistration.start).
+        // Advertised only once it listens, on the port it really listens on.
         Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),
-                config.serverHost(), listener.getPort(), config.security().sslEnabled(), null, null);
+                config.serverHost(), listener.getPort(), tls != null, tls == null ? null : tls.context(),
+                tls == null ? null : tls.publicKey());
         registration.ifPresent(metrics::observe);
         return new EventHandlerServer(config, http, front, hub, supervisor, store, pushSender, workers,
-                writers, journalReaders, ticker, retention, registration);
+                writers, journalReaders, ticker, retention, registration, rules);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
@@ -270,10 +289,10 @@ public final class EventHandlerServer implements AutoCloseable {
         return http.getListener(LISTENER).getPort();
     }
 
-    /** {@code http://host:port} for clients on this machine. */
+    /** {@code http://host:port} (https in secure mode) for clients on this machine. */
     public URI baseUri() {
         String host = config.serverHost().equals("0.0.0.0") ? "127.0.0.1" : config.serverHost();
-        return URI.create("http://" + host + ":" + port());
+        return URI.create((config.security().sslEnabled() ? "https" : "http") + "://" + host + ":" + port());
     }
 
     /**
@@ -319,6 +338,9 @@ public final class EventHandlerServer implements AutoCloseable {
             stopQuietly("event store retention", () -> finish(retention));
             if (store != null) {
                 stopQuietly("event store", store::close);
+            }
+            if (accessRules != null) {
+                stopQuietly("Authorization system client", accessRules::close);
             }
         }
         return clean;

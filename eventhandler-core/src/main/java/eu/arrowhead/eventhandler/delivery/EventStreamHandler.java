@@ -6,6 +6,8 @@ import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
@@ -19,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -44,6 +47,12 @@ import org.slf4j.LoggerFactory;
  * subscriber is registered first (live events queue up), then a journal reader thread reads the older
  * events and starts the stream with them. At most {@code store.replay-page-events} come from the store per
  * connection; a longer catch-up ends the stream after a page and the client resumes from there.
+ *
+ * <p>In secure mode the caller subscribes as itself: {@link Authorizer#requireSubscribe} for each event
+ * type, and when the Authorization system names the publishers it may receive from, its stream carries
+ * only theirs (the intersection with its own {@code source} filter, if any; 403 if that is empty). The
+ * publishers are fixed when the stream opens: after an authorization update the client's next
+ * reconnection picks up the change.
  */
 public final class EventStreamHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/events";
@@ -52,6 +61,7 @@ public final class EventStreamHandler extends HttpHandler {
     private static final String META_PREFIX = "meta.";
 
     private final Hub hub;
+    private final Authorizer authorizer;
     private final StreamSupervisor supervisor;
     private final Executor writers;
     private final int queueCapacity;
@@ -65,10 +75,11 @@ public final class EventStreamHandler extends HttpHandler {
      * @param journalReaders runs the event store reads of resuming subscribers; a bounded pool whose
      *                       rejection answers 503
      */
-    public EventStreamHandler(Hub hub, StreamSupervisor supervisor, Executor writers, int queueCapacity,
-                              int sendBufferBytes, EventJournal journal, Executor journalReaders,
-                              int journalPageEvents) {
+    public EventStreamHandler(Hub hub, Authorizer authorizer, StreamSupervisor supervisor, Executor writers,
+                              int queueCapacity, int sendBufferBytes, EventJournal journal,
+                              Executor journalReaders, int journalPageEvents) {
         this.hub = hub;
+        this.authorizer = authorizer;
         this.supervisor = supervisor;
         this.writers = writers;
         this.queueCapacity = queueCapacity;
@@ -100,8 +111,12 @@ public final class EventStreamHandler extends HttpHandler {
             throw new RequestException(405, "INVALID_PARAMETER", "use GET to subscribe to events");
         }
         Set<String> topicKeys = topicKeys(request.getParameterValues("eventType"));
-        SubscriberFilter filter = new SubscriberFilter(sources(request.getParameterValues("source")),
-                metaData(request));
+        Caller caller = Caller.of(request);
+        for (String topicKey : topicKeys) {
+            authorizer.requireSubscribe(caller, caller.systemName(), topicKey);
+        }
+        SubscriberFilter filter = new SubscriberFilter(
+                authorizedSources(caller, sources(request.getParameterValues("source"))), metaData(request));
         OptionalLong afterId = lastEventId(request);
 
         if (!supervisor.reserve()) {
@@ -200,6 +215,27 @@ public final class EventStreamHandler extends HttpHandler {
             }
         }
         return keys;
+    }
+
+    /** The sources the caller asked for, narrowed to the publishers it is authorized for. */
+    private Set<String> authorizedSources(Caller caller, Set<String> requested) {
+        if (caller.anonymous()) {
+            return requested;
+        }
+        Optional<Set<String>> authorized = authorizer.authorizedPublishers(caller.systemName());
+        if (authorized.isEmpty()) {
+            return requested;
+        }
+        Set<String> sources = new LinkedHashSet<>(authorized.get());
+        if (!requested.isEmpty()) {
+            sources.retainAll(requested);
+        }
+        if (sources.isEmpty()) {
+            throw RequestException.forbidden("the Authorization system authorizes system '" + caller.systemName()
+                    + "' to receive events from " + (requested.isEmpty() ? "no publisher"
+                    : "none of the sources " + requested) + " (or it cannot be reached)");
+        }
+        return sources;
     }
 
     private static Map<String, String> metaData(Request request) {

@@ -1,5 +1,7 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.security.Caller;
+import eu.arrowhead.eventhandler.security.ClientCertificates;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -18,6 +20,9 @@ import org.glassfish.grizzly.http.server.Response;
  * {@code 503} with {@code Retry-After} on the selector thread, which costs microseconds and keeps memory
  * bounded under any load. A publish that runs on the selector thread takes a permit too, so that
  * shutdown waits for it like for any other admitted request.
+ *
+ * <p>In secure mode it attaches the caller's identity, read from its client certificate, to every request
+ * as {@link Caller#ATTRIBUTE}.
  */
 public final class AdmissionControl extends HttpHandler {
     private static final String ADMITTED = AdmissionControl.class.getName() + ".admitted";
@@ -96,6 +101,9 @@ public final class AdmissionControl extends HttpHandler {
 
     @Override
     public void service(Request request, Response response) throws Exception {
+        if (request.isSecure()) {
+            request.setAttribute(Caller.ATTRIBUTE, ClientCertificates.caller(request));
+        }
         if (isStream(request)) {
             streams.service(request, response);
         } else if (request.getAttribute(ADMITTED) != null) {

@@ -6,6 +6,8 @@ import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
@@ -40,6 +42,9 @@ import org.glassfish.grizzly.http.server.Response;
  *
  * <p>The body is read as bytes and parsed here: the size limit is enforced while reading (a huge body is
  * never buffered whole), and every JSON error turns into a precise 400. The answer is one number.
+ *
+ * <p>Every event is checked with {@link Authorizer#requirePublish} before any is accepted: in secure mode a
+ * batch with one event the caller may not publish is refused whole (403).
  */
 public final class PublishHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/publish";
@@ -47,6 +52,7 @@ public final class PublishHandler extends HttpHandler {
 
     private final Function<List<IncomingEvent>, Hub.Accepted> publish;
     private final EventValidator validator;
+    private final Authorizer authorizer;
     private final int maxRequestBytes;
     private final int maxBatchEvents;
     private final Duration commitTimeout;
@@ -60,10 +66,11 @@ public final class PublishHandler extends HttpHandler {
      * @param handlingNanos told how long each accepted publish took to handle, in nanoseconds
      */
     public PublishHandler(Function<List<IncomingEvent>, Hub.Accepted> publish, EventValidator validator,
-                          int maxRequestBytes, int maxBatchEvents, Duration commitTimeout,
+                          Authorizer authorizer, int maxRequestBytes, int maxBatchEvents, Duration commitTimeout,
                           LongConsumer handlingNanos) {
         this.publish = publish;
         this.validator = validator;
+        this.authorizer = authorizer;
         this.maxRequestBytes = maxRequestBytes;
         this.maxBatchEvents = maxBatchEvents;
         this.commitTimeout = commitTimeout;
@@ -111,8 +118,9 @@ public final class PublishHandler extends HttpHandler {
                     "the body must be JSON: send Content-Type: application/json");
         }
         long start = System.nanoTime();
-        byte[] answer = path.equals(PATH) ? publishOne(read(request.getInputStream()))
-                : publishBatch(read(request.getInputStream()));
+        Caller caller = Caller.of(request);
+        byte[] answer = path.equals(PATH) ? publishOne(caller, read(request.getInputStream()))
+                : publishBatch(caller, read(request.getInputStream()));
         handlingNanos.accept(System.nanoTime() - start);
         return answer;
     }
@@ -133,14 +141,15 @@ public final class PublishHandler extends HttpHandler {
         return (main.equals("application") || main.equals("*")) && (sub.equals("json") || sub.equals("*"));
     }
 
-    private byte[] publishOne(byte[] body) throws IOException {
+    private byte[] publishOne(Caller caller, byte[] body) throws IOException {
         EventPublishRequest request = oneReader.readValue(body);
         IncomingEvent event = validator.validate(request, Instant.now(), "");
+        authorizer.requirePublish(caller, event.sourceKey(), event.eventType());
         long id = accept(List.of(event));
         return ("{\"id\":" + id + "}").getBytes(StandardCharsets.US_ASCII);
     }
 
-    private byte[] publishBatch(byte[] body) throws IOException {
+    private byte[] publishBatch(Caller caller, byte[] body) throws IOException {
         EventPublishRequest[] requests = batchReader.readValue(body);
         if (requests == null || requests.length == 0) {
             throw RequestException.badPayload("a batch is a JSON array of 1 or more events");
@@ -153,6 +162,13 @@ public final class PublishHandler extends HttpHandler {
         List<IncomingEvent> events = new ArrayList<>(requests.length);
         for (int i = 0; i < requests.length; i++) {
             events.add(validator.validate(requests[i], now, "event " + i + ": "));
+        }
+        for (int i = 0; i < events.size(); i++) {
+            try {
+                authorizer.requirePublish(caller, events.get(i).sourceKey(), events.get(i).eventType());
+            } catch (RequestException e) {
+                throw new RequestException(e.status(), e.exceptionType(), "event " + i + ": " + e.getMessage());
+            }
         }
         long first = accept(events);
         StringBuilder out = new StringBuilder(16 + events.size() * 8).append("{\"ids\":[");

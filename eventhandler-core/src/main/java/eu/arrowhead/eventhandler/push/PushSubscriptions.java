@@ -243,6 +243,8 @@ public final class PushSubscriptions {
         synchronized (lock) {
             entries = new ArrayList<>(byId.values());
         }
+        entries.stream().map(entry -> entry.subscription.request().subscriberSystem().systemName()).distinct()
+                .forEach(authorizer::authorizationChanged);
         Map<String, Optional<Set<String>>> bySubscriber = entries.stream()
                 .map(entry -> entry.subscription)
                 .collect(Collectors.toMap(PushSubscription::subscriberKey, this::authorized, (a, b) -> a));
@@ -337,7 +339,7 @@ public final class PushSubscriptions {
     }
 
     private Optional<Set<String>> authorized(PushSubscription subscription) {
-        return authorizer.authorizedPublishers(subscription.request().subscriberSystem().systemName());
+        return authorizer.authorizedPublishers(subscription.request().subscriberSystem());
     }
 
     private PushSubscriber.Rules rules(PushSubscription subscription, Set<String> sources) {

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.security;
 
+import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.http.RequestException;
 import java.util.Optional;
 import java.util.Set;
@@ -42,5 +43,21 @@ public interface Authorizer {
      */
     default Optional<Set<String>> authorizedPublishers(String subscriberSystemName) {
         return Optional.empty();
+    }
+
+    /**
+     * As {@link #authorizedPublishers(String)}, for a subscriber known with its address and port: the
+     * Arrowhead 4.x Authorization system identifies a consumer by name, address and port, so push
+     * subscriptions (which carry all three) should use this one.
+     */
+    default Optional<Set<String>> authorizedPublishers(SystemRequest subscriber) {
+        return authorizedPublishers(subscriber.systemName());
+    }
+
+    /**
+     * The Authorization system announced a change of the subscriber's rights ({@code SUBSCRIBER_AUTH_UPDATE}):
+     * what was known of its publishers is forgotten, and the next {@code authorizedPublishers} asks again.
+     */
+    default void authorizationChanged(String subscriberSystemName) {
     }
 }

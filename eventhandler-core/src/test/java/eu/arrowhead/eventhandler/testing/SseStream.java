@@ -48,10 +48,6 @@ public final class SseStream implements AutoCloseable {
         reader.start();
     }
 
-    static SseStream open(TestServer server, String query, String... headers) {
-        return open(server.streamClient(), server.uri("/eventhandler/events" + query), headers);
-    }
-
     /** Opens a stream at {@code uri}; waits until the server's opening comment has arrived. */
     public static SseStream open(HttpClient client, URI uri, String... headers) {
         // Never reused: see the surefire configuration in the parent POM for why (JDK-8338569).

@@ -9,44 +9,25 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.hc.client5.http.classic.methods.HttpGet;
+import javax.net.ssl.SSLContext;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
-import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
-import org.apache.hc.client5.http.impl.classic.HttpClients;
-import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
-import org.apache.hc.core5.http.ContentType;
-import org.apache.hc.core5.http.Header;
-import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
-import org.apache.hc.core5.http.io.entity.EntityUtils;
 
 /**
- * A real server on an ephemeral port, with real HTTP clients to talk to it: Apache HttpClient with kept-alive
- * connections for requests, the JDK's client for SSE streams (one connection each, never reused: each sends
- * {@code Connection: close}).
+ * A real server on an ephemeral port, with real HTTP clients to talk to it (a {@link TestClient}: Apache
+ * HttpClient with kept-alive connections for requests, the JDK's client for SSE streams).
  */
 public final class TestServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private final EventHandlerServer server;
-    private final CloseableHttpClient requests = HttpClients.custom()
-            .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
-                    .setMaxConnPerRoute(64).setMaxConnTotal(64).build())
-            .disableAutomaticRetries()
-            .build();
-    private final HttpClient streams = HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5))
-            .build();
+    private final TestClient client;
 
-    private TestServer(EventHandlerServer server) {
+    private TestServer(EventHandlerServer server, SSLContext clientContext) {
         this.server = server;
+        this.client = new TestClient(server.baseUri(), clientContext);
     }
 
     /**
@@ -54,6 +35,14 @@ public final class TestServer implements AutoCloseable {
      * {@code keyValues} (key, value, key, value...).
      */
     public static TestServer start(String... keyValues) {
+        return start(null, keyValues);
+    }
+
+    /**
+     * As {@link #start(String...)}, for a server in secure mode ({@link TestPki#serverSettings}): this
+     * server's own requests and streams use {@code clientContext}; {@link #client} makes other callers.
+     */
+    public static TestServer start(SSLContext clientContext, String... keyValues) {
         Map<String, String> overrides = new HashMap<>();
         overrides.put("server.host", "127.0.0.1");
         overrides.put("server.port", "0");
@@ -63,7 +52,7 @@ public final class TestServer implements AutoCloseable {
             overrides.put(keyValues[i], keyValues[i + 1]);
         }
         try {
-            return new TestServer(EventHandlerServer.start(ConfigLoader.withOverrides(overrides)));
+            return new TestServer(EventHandlerServer.start(ConfigLoader.withOverrides(overrides)), clientContext);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -77,33 +66,27 @@ public final class TestServer implements AutoCloseable {
         return server.port();
     }
 
-    public URI uri(String pathAndQuery) {
-        return server.baseUri().resolve(pathAndQuery);
+    /** Clients of this server that call it as the system whose key {@code context} holds (close them). */
+    public TestClient client(SSLContext context) {
+        return new TestClient(server.baseUri(), context);
     }
 
-    HttpClient streamClient() {
-        return streams;
+    public URI uri(String pathAndQuery) {
+        return client.uri(pathAndQuery);
     }
 
     /** POSTs a JSON body; returns the response whatever its status. */
     public Reply post(String path, String json) {
-        return post(path, json, "application/json");
+        return client.post(path, json);
     }
 
     /** POSTs a body with the given content type, or none if it is null. */
     public Reply post(String path, String body, String contentType) {
-        HttpUriRequestBase request = new HttpUriRequestBase("POST", uri(path));
-        request.setEntity(new ByteArrayEntity(body.getBytes(StandardCharsets.UTF_8),
-                contentType == null ? null : ContentType.parse(contentType)));
-        return send(request);
+        return client.post(path, body, contentType);
     }
 
     public Reply get(String path, String... headers) {
-        HttpGet request = new HttpGet(uri(path));
-        for (int i = 0; i < headers.length; i += 2) {
-            request.setHeader(headers[i], headers[i + 1]);
-        }
-        return send(request);
+        return client.get(path, headers);
     }
 
     /** Publishes one event and returns its id; fails the test unless the answer is 200. */
@@ -117,19 +100,7 @@ public final class TestServer implements AutoCloseable {
     }
 
     public Reply send(HttpUriRequestBase request) {
-        try {
-            return requests.execute(request, response -> {
-                Map<String, String> headers = new HashMap<>();
-                for (Header header : response.getHeaders()) {
-                    headers.put(header.getName().toLowerCase(Locale.ROOT), header.getValue());
-                }
-                String body = response.getEntity() == null ? "" : EntityUtils.toString(response.getEntity(),
-                        StandardCharsets.UTF_8);
-                return new Reply(response.getCode(), body, headers);
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return client.send(request);
     }
 
     /** A topic as {@code GET /eventhandler/mgmt/topics} lists it, if the server holds it. */
@@ -168,16 +139,12 @@ public final class TestServer implements AutoCloseable {
 
     /** Opens an SSE stream; waits until the server's opening comment has arrived. */
     public SseStream subscribe(String query, String... headers) {
-        return SseStream.open(this, query, headers);
+        return client.subscribe(query, headers);
     }
 
     @Override
     public void close() {
-        try {
-            requests.close();
-        } catch (IOException ignored) {
-            // the server goes away next anyway
-        }
+        client.close();
         server.close();
     }
 }

@@ -1,0 +1,37 @@
+package eu.arrowhead.eventhandler.security;
+
+import jakarta.annotation.Priority;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Priorities;
+import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.container.ContainerRequestFilter;
+import jakarta.ws.rs.container.ResourceInfo;
+import jakarta.ws.rs.core.Context;
+
+/**
+ * Lets only the management identity reach the resources under {@code /eventhandler/mgmt} (events, topics,
+ * health and the push subscriptions): one rule for every management resource, present and future. It
+ * goes by the {@code @Path} of the resource the request matched, not by the request's path, so that no
+ * spelling of a path slips past it.
+ */
+@Priority(Priorities.AUTHORIZATION)
+public final class ManagementAccess implements ContainerRequestFilter {
+    private static final String PREFIX = "eventhandler/mgmt";
+
+    private final Authorizer authorizer;
+    @Context
+    private ResourceInfo resource;
+
+    public ManagementAccess(Authorizer authorizer) {
+        this.authorizer = authorizer;
+    }
+
+    @Override
+    public void filter(ContainerRequestContext request) {
+        Class<?> type = resource.getResourceClass();
+        Path path = type == null ? null : type.getAnnotation(Path.class);
+        if (path != null && path.value().replaceFirst("^/", "").startsWith(PREFIX)) {
+            authorizer.requireManagement(Caller.of(request));
+        }
+    }
+}

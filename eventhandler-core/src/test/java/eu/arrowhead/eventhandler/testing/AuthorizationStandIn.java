@@ -1,0 +1,109 @@
+package eu.arrowhead.eventhandler.testing;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsExchange;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLParameters;
+
+/**
+ * A stand-in for the Arrowhead Authorization system over mutual TLS with the {@link TestPki}'s
+ * {@code authorization} certificate: answers {@code GET /authorization/echo} and
+ * {@code POST /authorization/subscription/check} with the publishers set for the consumer by
+ * {@link #authorize} (none for a consumer not set), and keeps the check requests' bodies.
+ */
+public final class AuthorizationStandIn implements AutoCloseable {
+    private final HttpsServer server;
+    private final Map<String, Set<String>> publishers = new ConcurrentHashMap<>();
+    private final List<String> checks = new CopyOnWriteArrayList<>();
+    private final List<String> callers = new CopyOnWriteArrayList<>();
+
+    /** Starts it on {@code port} (0 for any) of the loopback address. */
+    public AuthorizationStandIn(TestPki pki, int port) {
+        try {
+            server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server.setHttpsConfigurator(new HttpsConfigurator(pki.context("authorization")) {
+            @Override
+            public void configure(HttpsParameters params) {
+                // HttpsParameters.setNeedClientAuth alone is not applied; SSLParameters are.
+                SSLParameters tls = getSSLContext().getDefaultSSLParameters();
+                tls.setNeedClientAuth(true);
+                params.setSSLParameters(tls);
+            }
+        });
+        server.createContext("/authorization/echo", exchange -> answer(exchange, 200, "Got it!"));
+        server.createContext("/authorization/subscription/check", this::check);
+        server.start();
+    }
+
+    /** From now on, {@code consumer} may receive events from {@code publisherNames}. */
+    public void authorize(String consumer, String... publisherNames) {
+        publishers.put(consumer, Set.of(publisherNames));
+    }
+
+    /** {@code https://127.0.0.1:PORT/authorization}, for {@code security.authorization.uri}. */
+    public URI uri() {
+        return URI.create("https://127.0.0.1:" + server.getAddress().getPort() + "/authorization");
+    }
+
+    /** The bodies of the check requests so far. */
+    public List<String> checks() {
+        return checks;
+    }
+
+    /** The subjects of the client certificates of the check requests so far. */
+    public List<String> callers() {
+        return callers;
+    }
+
+    private void check(HttpExchange exchange) throws IOException {
+        try {
+            answerCheck(exchange);
+        } catch (IOException | RuntimeException e) {
+            answer(exchange, 500, "{\"errorMessage\":\"" + e + "\"}");
+        }
+    }
+
+    private void answerCheck(HttpExchange exchange) throws IOException {
+        String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        checks.add(body);
+        callers.add(((HttpsExchange) exchange).getSSLSession().getPeerPrincipal().getName());
+        String consumer = body.replaceAll("(?s).*\"systemName\"\\s*:\\s*\"([^\"]*)\".*", "$1");
+        StringBuilder answer = new StringBuilder("{\"consumer\":{\"id\":1,\"systemName\":\"" + consumer
+                + "\",\"address\":\"127.0.0.1\",\"port\":1},\"publishers\":[");
+        int id = 2;
+        for (String publisher : publishers.getOrDefault(consumer, Set.of())) {
+            answer.append(id == 2 ? "" : ",").append("{\"id\":").append(id++).append(",\"systemName\":\"")
+                    .append(publisher).append("\",\"address\":\"127.0.0.1\",\"port\":1}");
+        }
+        answer(exchange, 200, answer.append("]}").toString());
+    }
+
+    private static void answer(HttpExchange exchange, int status, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+        exchange.close();
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+    }
+}
