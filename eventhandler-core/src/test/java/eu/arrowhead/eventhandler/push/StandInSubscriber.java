@@ -3,6 +3,9 @@ package eu.arrowhead.eventhandler.push;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import eu.arrowhead.eventhandler.testing.Await;
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
+import javax.net.ssl.SSLContext;
 
 /**
  * An Arrowhead 4.x push subscriber standing in for a real one: a local HTTP server that records the bodies
@@ -33,11 +37,12 @@ final class StandInSubscriber implements AutoCloseable {
     private final IntUnaryOperator statusOfRequest;
     private int requests;
 
-    private StandInSubscriber(boolean hangs, IntUnaryOperator statusOfRequest) {
+    private StandInSubscriber(boolean hangs, IntUnaryOperator statusOfRequest, SSLContext tls) {
         this.hold = new CountDownLatch(hangs ? 1 : 0);
         this.statusOfRequest = statusOfRequest;
         try {
-            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+            InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+            server = tls == null ? HttpServer.create(address, 0) : httpsServer(address, tls);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -66,19 +71,36 @@ final class StandInSubscriber implements AutoCloseable {
         server.start();
     }
 
+    /** An HTTPS server that, as an Arrowhead system in secure mode, accepts only clients with a trusted certificate. */
+    private static HttpsServer httpsServer(InetSocketAddress address, SSLContext tls) throws IOException {
+        HttpsServer https = HttpsServer.create(address, 0);
+        https.setHttpsConfigurator(new HttpsConfigurator(tls) {
+            @Override
+            public void configure(HttpsParameters parameters) {
+                parameters.setNeedClientAuth(true);
+            }
+        });
+        return https;
+    }
+
     /** Answers every POST with 200 at once. */
     static StandInSubscriber healthy() {
-        return new StandInSubscriber(false, request -> 200);
+        return new StandInSubscriber(false, request -> 200, null);
+    }
+
+    /** Answers every POST with 200 at once, over mutual TLS with this certificate and trust. */
+    static StandInSubscriber healthyOverTls(SSLContext tls) {
+        return new StandInSubscriber(false, request -> 200, tls);
     }
 
     /** Answers the n-th POST (from 1) with the given status. */
     static StandInSubscriber answering(IntUnaryOperator statusOfRequest) {
-        return new StandInSubscriber(false, statusOfRequest);
+        return new StandInSubscriber(false, statusOfRequest, null);
     }
 
     /** Receives POSTs but answers none until {@link #release()}. */
     static StandInSubscriber hanging() {
-        return new StandInSubscriber(true, request -> 200);
+        return new StandInSubscriber(true, request -> 200, null);
     }
 
     int port() {

@@ -1,0 +1,132 @@
+package eu.arrowhead.eventhandler.push;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.TestClient;
+import eu.arrowhead.eventhandler.testing.TestPki;
+import eu.arrowhead.eventhandler.testing.TestServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hc.client5.http.classic.methods.HttpDelete;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Push subscriptions in secure mode: each 4.x endpoint's rule over real mutual TLS, with a certificate per
+ * caller from the {@link TestPki}, and delivery over https to a subscriber that itself requires the Event
+ * Handler's client certificate.
+ */
+class SecurePushTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String ACL = """
+            publish   publisher  alarms
+            subscribe subscriber alarms
+            """;
+
+    @TempDir
+    static Path dir;
+    private static TestPki pki;
+    private static TestServer server;
+    private static TestClient publisher;
+    private static TestClient subscriber;
+    private static TestClient sysop;
+    private static TestClient authorization;
+
+    @BeforeAll
+    static void start() throws Exception {
+        pki = TestPki.get();
+        Path acl = Files.writeString(dir.resolve("acl"), ACL);
+        List<String> settings = new ArrayList<>(List.of(pki.serverSettings()));
+        settings.addAll(List.of("security.acl-file", acl.toString(), "push.retry-initial-millis", "20"));
+        server = TestServer.start(pki.context("publisher"), settings.toArray(String[]::new));
+        publisher = server.client(pki.context("publisher"));
+        subscriber = server.client(pki.context("subscriber"));
+        sysop = server.client(pki.context("sysop"));
+        authorization = server.client(pki.context("authorization"));
+    }
+
+    @AfterAll
+    static void stop() {
+        for (AutoCloseable closeable : new AutoCloseable[] {publisher, subscriber, sysop, authorization, server}) {
+            try {
+                closeable.close();
+            } catch (Exception ignored) {
+                // the next one still closes
+            }
+        }
+    }
+
+    private static void assertRefused(int status, String reason, Reply reply) throws Exception {
+        assertEquals(status, reply.statusCode(), reply.body());
+        JsonNode error = JSON.readTree(reply.body());
+        assertEquals("AUTH", error.path("exceptionType").asText(), reply.body());
+        assertTrue(error.path("errorMessage").asText().contains(reason), reply.body());
+    }
+
+    private static String unsubscribe(String systemName) {
+        return "/eventhandler/unsubscribe?event_type=alarms&system_name=" + systemName;
+    }
+
+    @Test
+    void aSubscriberSubscribesAsItselfAndEventsArePushedOverMutualTls() throws Exception {
+        try (StandInSubscriber endpoint = StandInSubscriber.healthyOverTls(pki.context("subscriber"))) {
+            Reply subscribed = subscriber.post("/eventhandler/subscribe",
+                    endpoint.subscription("subscriber", "alarms", ""));
+            assertEquals(200, subscribed.statusCode(), subscribed.body());
+            Reply published = publisher.post("/eventhandler/publish",
+                    "{\"eventType\":\"alarms\",\"payload\":\"overheat\",\"source\":{\"systemName\":\"publisher\"}}");
+            assertEquals(200, published.statusCode(), published.body());
+            endpoint.awaitEvents(1);
+            assertEquals(List.of("overheat"), endpoint.payloads());
+            assertEquals(200, subscriber.send(new HttpDelete(subscriber.uri(unsubscribe("subscriber"))))
+                    .statusCode());
+        }
+    }
+
+    @Test
+    void subscribingForAnotherSystemIsForbidden() throws Exception {
+        try (StandInSubscriber endpoint = StandInSubscriber.healthy()) {
+            assertRefused(403, "subscriber", publisher.post("/eventhandler/subscribe",
+                    endpoint.subscription("subscriber", "alarms", "")));
+        }
+    }
+
+    @Test
+    void theAclDecidesWhichTypesASystemMaySubscribeTo() throws Exception {
+        try (StandInSubscriber endpoint = StandInSubscriber.healthy()) {
+            assertRefused(403, "humidity", subscriber.post("/eventhandler/subscribe",
+                    endpoint.subscription("subscriber", "humidity", "")));
+        }
+    }
+
+    @Test
+    void unsubscribingAnotherSystemIsForbidden() throws Exception {
+        assertRefused(403, "subscriber",
+                publisher.send(new HttpDelete(publisher.uri(unsubscribe("subscriber")))));
+    }
+
+    @Test
+    void managementIsForSysopOnly() throws Exception {
+        assertRefused(403, "sysop", subscriber.get("/eventhandler/mgmt/subscriptions"));
+        Reply listed = sysop.get("/eventhandler/mgmt/subscriptions");
+        assertEquals(200, listed.statusCode(), listed.body());
+        assertTrue(JSON.readTree(listed.body()).has("count"), listed.body());
+    }
+
+    @Test
+    void authorizationUpdatesAreForTheAuthorizationSystemOnly() throws Exception {
+        String update = "{\"eventType\":\"SUBSCRIBER_AUTH_UPDATE\",\"payload\":\"7\","
+                + "\"source\":{\"systemName\":\"authorization\"}}";
+        assertRefused(403, "authorization", subscriber.post("/eventhandler/publish/authupdate", update));
+        Reply accepted = authorization.post("/eventhandler/publish/authupdate", update);
+        assertEquals(200, accepted.statusCode(), accepted.body());
+    }
+}
