@@ -41,6 +41,11 @@ public final class EventHandler {
         EventHandlerServer server;
         try {
             server = EventHandlerServer.start(config);
+        } catch (ConfigException e) {
+            // Settings that only starting can check (key stores, the ACL file): a configuration error too.
+            LOG.error("not started: {}", e.getMessage());
+            System.exit(2);
+            return;
         } catch (IOException | RuntimeException e) {
             LOG.error("not started: {}", e instanceof IOException ? e.getMessage() : e.toString());
             System.exit(1);

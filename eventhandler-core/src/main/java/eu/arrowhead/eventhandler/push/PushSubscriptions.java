@@ -75,6 +75,9 @@ public final class PushSubscriptions {
         this.authorizer = authorizer;
         this.sender = sender;
         this.config = config;
+        // Subscriptions made while the Authorization system was down have no source in effect: once it
+        // answers again, they get the sources it allows.
+        authorizer.onAuthorizationChange(this::recomputeSources);
     }
 
     /** Registers every stored subscription with the hub; a stored one that no longer validates is skipped. */
@@ -239,12 +242,16 @@ public final class PushSubscriptions {
      * hold, so every subscription is recomputed; updates are rare and the answers are per subscriber.
      */
     public void authorizationChanged() {
+        authorizer.authorizationChanged();
+        recomputeSources();
+    }
+
+    /** Asks the authorizer about each subscription's subscriber and puts the sources it allows in effect. */
+    private void recomputeSources() {
         List<Entry> entries;
         synchronized (lock) {
             entries = new ArrayList<>(byId.values());
         }
-        entries.stream().map(entry -> entry.subscription.request().subscriberSystem().systemName()).distinct()
-                .forEach(authorizer::authorizationChanged);
         Map<String, Optional<Set<String>>> bySubscriber = entries.stream()
                 .map(entry -> entry.subscription)
                 .collect(Collectors.toMap(PushSubscription::subscriberKey, this::authorized, (a, b) -> a));

@@ -103,9 +103,16 @@ public final class AccessRules implements Authorizer, AutoCloseable {
     }
 
     @Override
-    public void authorizationChanged(String subscriberSystemName) {
+    public void authorizationChanged() {
         if (authorization != null) {
-            authorization.forget(subscriberSystemName);
+            authorization.forgetAll();
+        }
+    }
+
+    @Override
+    public void onAuthorizationChange(Runnable listener) {
+        if (authorization != null) {
+            authorization.onReachableAgain(listener);
         }
     }
 

@@ -12,10 +12,12 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,6 +56,7 @@ public final class AuthorizationSystem implements AutoCloseable {
     private final AtomicBoolean probing = new AtomicBoolean();
     private final Map<String, Set<String>> publishers = new ConcurrentHashMap<>();
     private volatile boolean reachable;
+    private final List<Runnable> reachableAgain = new CopyOnWriteArrayList<>();
 
     private AuthorizationSystem(URI base, SSLContext context, Duration retryInterval) {
         this.checkUri = URI.create(base + "/subscription/check");
@@ -118,9 +121,14 @@ public final class AuthorizationSystem implements AutoCloseable {
         return Set.of();
     }
 
-    /** Forgets what the Authorization system said about {@code subscriberSystemName}; it is asked again. */
-    public void forget(String subscriberSystemName) {
-        publishers.remove(subscriberSystemName.toLowerCase(Locale.ROOT));
+    /** Forgets what the Authorization system said about every subscriber; each is asked again. */
+    public void forgetAll() {
+        publishers.clear();
+    }
+
+    /** Calls {@code listener} on the prober's thread each time the Authorization system answers after an outage. */
+    public void onReachableAgain(Runnable listener) {
+        reachableAgain.add(listener);
     }
 
     private Set<String> check(SystemRequest subscriber) throws IOException, InterruptedException {
@@ -172,6 +180,13 @@ public final class AuthorizationSystem implements AutoCloseable {
             reachable = true;
             probing.set(false);
             LOG.info("the Authorization system at {} answers again", echoUri);
+            for (Runnable listener : reachableAgain) {
+                try {
+                    listener.run();
+                } catch (RuntimeException e) {
+                    LOG.error("recomputing authorizations after the Authorization system came back failed", e);
+                }
+            }
         } else {
             probeLater();
         }

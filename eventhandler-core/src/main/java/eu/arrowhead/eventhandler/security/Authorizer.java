@@ -55,9 +55,19 @@ public interface Authorizer {
     }
 
     /**
-     * The Authorization system announced a change of the subscriber's rights ({@code SUBSCRIBER_AUTH_UPDATE}):
-     * what was known of its publishers is forgotten, and the next {@code authorizedPublishers} asks again.
+     * The Authorization system announced a change of rights ({@code SUBSCRIBER_AUTH_UPDATE}): what was known
+     * of every subscriber's publishers is forgotten, and the next {@code authorizedPublishers} asks again. The
+     * update names the subscriber by its Service Registry id, which the Event Handler cannot map to a name,
+     * so nothing less than everything can be forgotten.
      */
-    default void authorizationChanged(String subscriberSystemName) {
+    default void authorizationChanged() {
+    }
+
+    /**
+     * Calls {@code listener} whenever {@code authorizedPublishers} may answer differently without an
+     * authorization update: when the Authorization system answers again after an outage, during which every
+     * subscriber was authorized for no publisher.
+     */
+    default void onAuthorizationChange(Runnable listener) {
     }
 }

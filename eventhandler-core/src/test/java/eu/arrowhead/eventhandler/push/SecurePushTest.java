@@ -5,13 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.AuthorizationStandIn;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.TestClient;
 import eu.arrowhead.eventhandler.testing.TestPki;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.junit.jupiter.api.AfterAll;
@@ -44,9 +46,7 @@ class SecurePushTest {
     static void start() throws Exception {
         pki = TestPki.get();
         Path acl = Files.writeString(dir.resolve("acl"), ACL);
-        List<String> settings = new ArrayList<>(List.of(pki.serverSettings()));
-        settings.addAll(List.of("security.acl-file", acl.toString(), "push.retry-initial-millis", "20"));
-        server = TestServer.start(pki.context("publisher"), settings.toArray(String[]::new));
+        server = TestServer.start(pki.context("publisher"), pki.serverSettings("security.acl-file", acl.toString()));
         publisher = server.client(pki.context("publisher"));
         subscriber = server.client(pki.context("subscriber"));
         sysop = server.client(pki.context("sysop"));
@@ -55,13 +55,7 @@ class SecurePushTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable closeable : new AutoCloseable[] {publisher, subscriber, sysop, authorization, server}) {
-            try {
-                closeable.close();
-            } catch (Exception ignored) {
-                // the next one still closes
-            }
-        }
+        TestServer.closeAll(publisher, subscriber, sysop, authorization, server);
     }
 
     private static void assertRefused(int status, String reason, Reply reply) throws Exception {
@@ -77,7 +71,7 @@ class SecurePushTest {
 
     @Test
     void aSubscriberSubscribesAsItselfAndEventsArePushedOverMutualTls() throws Exception {
-        try (StandInSubscriber endpoint = StandInSubscriber.healthyOverTls(pki.context("subscriber"))) {
+        try (StandInSubscriber endpoint = StandInSubscriber.healthyOverTls(pki)) {
             Reply subscribed = subscriber.post("/eventhandler/subscribe",
                     endpoint.subscription("subscriber", "alarms", ""));
             assertEquals(200, subscribed.statusCode(), subscribed.body());
@@ -128,5 +122,34 @@ class SecurePushTest {
         assertRefused(403, "authorization", subscriber.post("/eventhandler/publish/authupdate", update));
         Reply accepted = authorization.post("/eventhandler/publish/authupdate", update);
         assertEquals(200, accepted.statusCode(), accepted.body());
+    }
+
+    @Test
+    void aSubscriptionMadeWhileTheAuthorizationSystemIsDownGetsItsPublishersOnceItAnswers() throws Exception {
+        int port = TestServer.freePort();
+        try (TestServer guarded = TestServer.start(pki.context("publisher"), pki.serverSettings(
+                     "security.authorization.enabled", "true",
+                     "security.authorization.uri", "https://127.0.0.1:" + port + "/authorization",
+                     "security.authorization.start-retries", "0", "security.authorization.retry-seconds", "1"));
+             TestClient subscribing = guarded.client(pki.context("subscriber"));
+             TestClient operator = guarded.client(pki.context("sysop"));
+             StandInSubscriber endpoint = StandInSubscriber.healthyOverTls(pki)) {
+            Reply subscribed = subscribing.post("/eventhandler/subscribe",
+                    endpoint.subscription("subscriber", "alarms", ""));
+            assertEquals(200, subscribed.statusCode(), subscribed.body());
+            assertTrue(operator.get("/eventhandler/mgmt/subscriptions").body().contains("\"sources\":[]"),
+                    "fail closed: no publisher is in effect while the Authorization system is down");
+            try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, port)) {
+                authorization.authorize("subscriber", "publisher");
+                Await.until("the publisher in effect once the Authorization system answers", Duration.ofSeconds(10),
+                        () -> operator.get("/eventhandler/mgmt/subscriptions").body()
+                                .contains("\"systemName\":\"publisher\""));
+                Reply published = guarded.post("/eventhandler/publish",
+                        "{\"eventType\":\"alarms\",\"payload\":\"back\",\"source\":{\"systemName\":\"publisher\"}}");
+                assertEquals(200, published.statusCode(), published.body());
+                endpoint.awaitEvents(1);
+                assertEquals(List.of("back"), endpoint.payloads());
+            }
+        }
     }
 }

@@ -3,10 +3,8 @@ package eu.arrowhead.eventhandler.push;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsParameters;
-import com.sun.net.httpserver.HttpsServer;
 import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.TestPki;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -20,7 +18,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
-import javax.net.ssl.SSLContext;
 
 /**
  * An Arrowhead 4.x push subscriber standing in for a real one: a local HTTP server that records the bodies
@@ -37,12 +34,12 @@ final class StandInSubscriber implements AutoCloseable {
     private final IntUnaryOperator statusOfRequest;
     private int requests;
 
-    private StandInSubscriber(boolean hangs, IntUnaryOperator statusOfRequest, SSLContext tls) {
+    private StandInSubscriber(boolean hangs, IntUnaryOperator statusOfRequest, TestPki tls) {
         this.hold = new CountDownLatch(hangs ? 1 : 0);
         this.statusOfRequest = statusOfRequest;
         try {
             InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
-            server = tls == null ? HttpServer.create(address, 0) : httpsServer(address, tls);
+            server = tls == null ? HttpServer.create(address, 0) : tls.httpsServer("subscriber", 0);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -71,25 +68,13 @@ final class StandInSubscriber implements AutoCloseable {
         server.start();
     }
 
-    /** An HTTPS server that, as an Arrowhead system in secure mode, accepts only clients with a trusted certificate. */
-    private static HttpsServer httpsServer(InetSocketAddress address, SSLContext tls) throws IOException {
-        HttpsServer https = HttpsServer.create(address, 0);
-        https.setHttpsConfigurator(new HttpsConfigurator(tls) {
-            @Override
-            public void configure(HttpsParameters parameters) {
-                parameters.setNeedClientAuth(true);
-            }
-        });
-        return https;
-    }
-
     /** Answers every POST with 200 at once. */
     static StandInSubscriber healthy() {
         return new StandInSubscriber(false, request -> 200, null);
     }
 
-    /** Answers every POST with 200 at once, over mutual TLS with this certificate and trust. */
-    static StandInSubscriber healthyOverTls(SSLContext tls) {
+    /** Answers every POST with 200 at once, over mutual TLS as the system {@code subscriber} of this PKI. */
+    static StandInSubscriber healthyOverTls(TestPki tls) {
         return new StandInSubscriber(false, request -> 200, tls);
     }
 

@@ -26,11 +26,11 @@ class AuthorizationSystemTest {
     private final TestPki pki = TestPki.get();
 
     private TestServer start(String uri, String... more) {
-        List<String> settings = new ArrayList<>(List.of(pki.serverSettings()));
-        settings.addAll(List.of("security.authorization.enabled", "true", "security.authorization.uri", uri,
-                "security.authorization.start-retries", "0", "security.authorization.retry-seconds", "1"));
+        List<String> settings = new ArrayList<>(List.of("security.authorization.enabled", "true",
+                "security.authorization.uri", uri, "security.authorization.start-retries", "0",
+                "security.authorization.retry-seconds", "1"));
         settings.addAll(List.of(more));
-        return TestServer.start(pki.context("publisher"), settings.toArray(String[]::new));
+        return TestServer.start(pki.context("publisher"), pki.serverSettings(settings.toArray(String[]::new)));
     }
 
     private static String event(String type, String source) {
@@ -108,7 +108,7 @@ class AuthorizationSystemTest {
             authorization.authorize("subscriber", "publisher", "other");
             assertEquals(Set.of("publisher"), rules.authorizedPublishers(SystemRequest.named("Subscriber"))
                     .orElseThrow(), "kept per subscriber (names are case-insensitive) until a change is announced");
-            rules.authorizationChanged("subscriber");
+            rules.authorizationChanged();
             assertEquals(Set.of("publisher", "other"), rules.authorizedPublishers("subscriber").orElseThrow());
             assertEquals(2, authorization.checks().size());
         }

@@ -15,8 +15,6 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -51,9 +49,7 @@ class SecureModeTest {
     static void start() throws Exception {
         pki = TestPki.get();
         Path acl = Files.writeString(dir.resolve("acl"), ACL);
-        List<String> settings = new ArrayList<>(List.of(pki.serverSettings()));
-        settings.addAll(List.of("security.acl-file", acl.toString()));
-        server = TestServer.start(pki.context("publisher"), settings.toArray(String[]::new));
+        server = TestServer.start(pki.context("publisher"), pki.serverSettings("security.acl-file", acl.toString()));
         publisher = server.client(pki.context("publisher"));
         subscriber = server.client(pki.context("subscriber"));
         sysop = server.client(pki.context("sysop"));
@@ -62,13 +58,7 @@ class SecureModeTest {
 
     @AfterAll
     static void stop() {
-        for (AutoCloseable closeable : new AutoCloseable[] {publisher, subscriber, sysop, other, server}) {
-            try {
-                closeable.close();
-            } catch (Exception ignored) {
-                // the next one still closes
-            }
-        }
+        TestServer.closeAll(publisher, subscriber, sysop, other, server);
     }
 
     private static String event(String type, String source) {

@@ -9,8 +9,6 @@ import eu.arrowhead.eventhandler.testing.TestPki;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,9 +19,7 @@ class SecureStartTest {
     Path dir;
 
     private String refusal(String... overrides) {
-        List<String> settings = new ArrayList<>(List.of(pki.serverSettings()));
-        settings.addAll(List.of(overrides));
-        return assertThrows(ConfigException.class, () -> TestServer.start(settings.toArray(String[]::new)).close())
+        return assertThrows(ConfigException.class, () -> TestServer.start(pki.serverSettings(overrides)).close())
                 .getMessage();
     }
 

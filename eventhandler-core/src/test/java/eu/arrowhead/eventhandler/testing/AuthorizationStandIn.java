@@ -1,14 +1,10 @@
 package eu.arrowhead.eventhandler.testing;
 
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsExchange;
-import com.sun.net.httpserver.HttpsParameters;
 import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -16,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import javax.net.ssl.SSLParameters;
 
 /**
  * A stand-in for the Arrowhead Authorization system over mutual TLS with the {@link TestPki}'s
@@ -33,19 +28,10 @@ public final class AuthorizationStandIn implements AutoCloseable {
     /** Starts it on {@code port} (0 for any) of the loopback address. */
     public AuthorizationStandIn(TestPki pki, int port) {
         try {
-            server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+            server = pki.httpsServer("authorization", port);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        server.setHttpsConfigurator(new HttpsConfigurator(pki.context("authorization")) {
-            @Override
-            public void configure(HttpsParameters params) {
-                // HttpsParameters.setNeedClientAuth alone is not applied; SSLParameters are.
-                SSLParameters tls = getSSLContext().getDefaultSSLParameters();
-                tls.setNeedClientAuth(true);
-                params.setSSLParameters(tls);
-            }
-        });
         server.createContext("/authorization/echo", exchange -> answer(exchange, 200, "Got it!"));
         server.createContext("/authorization/subscription/check", this::check);
         server.start();

@@ -1,9 +1,14 @@
 package eu.arrowhead.eventhandler.testing;
 
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
 import eu.arrowhead.eventhandler.api.TlsContext;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +22,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
@@ -186,14 +192,37 @@ public final class TestPki {
         }
     }
 
-    /** The server's {@code server.ssl.*} settings, as key, value pairs for {@link TestServer#start}. */
-    public String[] serverSettings() {
-        return new String[] {
+    /**
+     * An HTTPS server (not started) on the loopback address, as the system {@code name}, that refuses a
+     * client without a certificate from this PKI: a stand-in for an Arrowhead system in secure mode.
+     */
+    public HttpsServer httpsServer(String name, int port) throws IOException {
+        HttpsServer server = HttpsServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16);
+        server.setHttpsConfigurator(new HttpsConfigurator(context(name)) {
+            @Override
+            public void configure(HttpsParameters params) {
+                // HttpsParameters.setNeedClientAuth alone is not applied; SSLParameters are.
+                SSLParameters tls = getSSLContext().getDefaultSSLParameters();
+                tls.setNeedClientAuth(true);
+                params.setSSLParameters(tls);
+            }
+        });
+        return server;
+    }
+
+    /**
+     * The server's {@code server.ssl.*} settings followed by {@code more}, as key, value pairs for
+     * {@link TestServer#start}.
+     */
+    public String[] serverSettings(String... more) {
+        List<String> settings = new ArrayList<>(List.of(
                 "server.ssl.enabled", "true",
                 "server.ssl.key-store", keyStore(SERVER).toString(),
                 "server.ssl.key-store-password", PASSWORD,
                 "server.ssl.trust-store", trustStore().toString(),
-                "server.ssl.trust-store-password", PASSWORD};
+                "server.ssl.trust-store-password", PASSWORD));
+        settings.addAll(List.of(more));
+        return settings.toArray(String[]::new);
     }
 
     private static void delete(Path dir) {

@@ -58,6 +58,19 @@ public final class TestServer implements AutoCloseable {
         }
     }
 
+    /** Closes each of them, even when closing one fails: for a test class's clients and servers. */
+    public static void closeAll(AutoCloseable... closeables) {
+        for (AutoCloseable closeable : closeables) {
+            try {
+                if (closeable != null) {
+                    closeable.close();
+                }
+            } catch (Exception ignored) {
+                // the next one still closes
+            }
+        }
+    }
+
     public EventHandlerServer server() {
         return server;
     }

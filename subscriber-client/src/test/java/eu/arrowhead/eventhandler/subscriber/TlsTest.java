@@ -10,7 +10,6 @@ import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import org.junit.jupiter.api.AfterAll;
@@ -32,9 +31,7 @@ class TlsTest {
     static void start() throws IOException {
         pki = TestPki.get();
         Path acl = Files.writeString(dir.resolve("acl"), "subscribe subscriber temperature\npublish publisher *\n");
-        List<String> settings = new ArrayList<>(List.of(pki.serverSettings()));
-        settings.addAll(List.of("security.acl-file", acl.toString()));
-        server = TestServer.start(pki.context("publisher"), settings.toArray(String[]::new));
+        server = TestServer.start(pki.context("publisher"), pki.serverSettings("security.acl-file", acl.toString()));
     }
 
     @AfterAll
