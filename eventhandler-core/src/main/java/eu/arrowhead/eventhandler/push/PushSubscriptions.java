@@ -13,6 +13,7 @@ import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -109,7 +110,7 @@ public final class PushSubscriptions {
      * the same event type and subscriber.
      */
     public SubscriptionResponse subscribe(SubscriptionRequest request) {
-        Instant now = Instant.now();
+        Instant now = now();
         PushSubscription checked = PushSubscription.validate(request, 0, now, now);
         Set<String> sources = checked.effectiveSources(authorized(checked));
         synchronized (lock) {
@@ -202,7 +203,7 @@ public final class PushSubscriptions {
      * @return empty if there is no subscription with this id
      */
     public Optional<SubscriptionResponse> update(long id, SubscriptionRequest request) {
-        Instant now = Instant.now();
+        Instant now = now();
         PushSubscription checked = PushSubscription.validate(request, id, now, now);
         Set<String> sources = checked.effectiveSources(authorized(checked));
         synchronized (lock) {
@@ -338,6 +339,11 @@ public final class PushSubscriptions {
         } catch (RuntimeException e) {
             throw unavailable(e);
         }
+    }
+
+    /** Now, to the millisecond: what the store keeps, so that a subscription reads the same after a restart. */
+    private static Instant now() {
+        return Instant.now().truncatedTo(ChronoUnit.MILLIS);
     }
 
     private static HubUnavailableException unavailable(RuntimeException e) {

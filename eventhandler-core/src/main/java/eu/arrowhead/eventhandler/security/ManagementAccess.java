@@ -7,12 +7,13 @@ import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.container.ResourceInfo;
 import jakarta.ws.rs.core.Context;
+import java.lang.reflect.Method;
 
 /**
  * Lets only the management identity reach the resources under {@code /eventhandler/mgmt} (events, topics,
  * health and the push subscriptions): one rule for every management resource, present and future. It
- * goes by the {@code @Path} of the resource the request matched, not by the request's path, so that no
- * spelling of a path slips past it.
+ * goes by the {@code @Path} of the resource class and method the request matched, not by the request's
+ * path, so that no spelling of a path slips past it.
  */
 @Priority(Priorities.AUTHORIZATION)
 public final class ManagementAccess implements ContainerRequestFilter {
@@ -29,9 +30,15 @@ public final class ManagementAccess implements ContainerRequestFilter {
     @Override
     public void filter(ContainerRequestContext request) {
         Class<?> type = resource.getResourceClass();
-        Path path = type == null ? null : type.getAnnotation(Path.class);
-        if (path != null && path.value().replaceFirst("^/", "").startsWith(PREFIX)) {
+        Method method = resource.getResourceMethod();
+        String path = pathOf(type == null ? null : type.getAnnotation(Path.class)) + "/"
+                + pathOf(method == null ? null : method.getAnnotation(Path.class));
+        if (path.replaceAll("/+", "/").replaceFirst("^/", "").startsWith(PREFIX)) {
             authorizer.requireManagement(Caller.of(request));
         }
+    }
+
+    private static String pathOf(Path path) {
+        return path == null ? "" : path.value();
     }
 }

@@ -10,8 +10,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.Reply;
-import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.SseStream.Frame;
+import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TcpProxy;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.IOException;
@@ -26,6 +26,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -80,6 +81,30 @@ abstract class EventStoreContract {
         try (TestServer server = start()) {
             assertEquals(11, server.publish("counter", "n11"));
             Await.until("11 events in the log", WAIT, () -> logged(server, "").size() == 11);
+        }
+    }
+
+    @Test
+    void pushSubscriptionsSurviveARestartWithTheirIdsAndFields() throws Exception {
+        String request = "{\"eventType\":\"Alarms\",\"subscriberSystem\":{\"systemName\":\"panel\","
+                + "\"address\":\"127.0.0.1\",\"port\":9001},\"notifyUri\":\"/notify\",\"matchMetaData\":true,"
+                + "\"filterMetaData\":{\"unit\":\"C\"},\"sources\":[{\"systemName\":\"sensor-1\"}],"
+                + "\"startDate\":\"2026-01-01T00:00:00Z\",\"endDate\":\"2099-01-01T00:00:00Z\"}";
+        String before;
+        try (TestServer server = start()) {
+            assertEquals(200, server.post("/eventhandler/subscribe", request).statusCode());
+            assertEquals(200, server.post("/eventhandler/subscribe", request.replace("Alarms", "Other")).statusCode());
+            assertEquals(200, server.send(new HttpDelete(server.uri(
+                    "/eventhandler/unsubscribe?event_type=other&system_name=panel"))).statusCode());
+            before = server.get("/eventhandler/mgmt/subscriptions").body();
+        }
+        try (TestServer server = start()) {
+            String after = server.get("/eventhandler/mgmt/subscriptions").body();
+            assertEquals(JSON.readTree(before), JSON.readTree(after));
+            JsonNode only = JSON.readTree(after).path("data").get(0);
+            assertEquals(1, JSON.readTree(after).path("count").asInt(), after);
+            assertEquals("C", only.path("filterMetaData").path("unit").asText(), after);
+            assertEquals("sensor-1", only.path("sources").get(0).path("systemName").asText(), after);
         }
     }
 
