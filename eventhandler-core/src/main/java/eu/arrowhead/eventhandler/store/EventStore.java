@@ -459,7 +459,10 @@ public final class EventStore implements EventJournal, SubscriptionStore {
             }
             lastRead = event.id();
         }
-        return rows.size() == maxEvents ? new LogPage(events, missing, false, lastRead)
+        // A full page that reached upToId left nothing behind: the stream goes on live rather than making the
+        // client reconnect for nothing. (Whether it did used to depend on how much of the page the writer had
+        // committed, which made one resume end and the same resume a moment later go on.)
+        return rows.size() == maxEvents && lastRead < upToId ? new LogPage(events, missing, false, lastRead)
                 : new LogPage(events, missing, true, upToId);
     }
 
