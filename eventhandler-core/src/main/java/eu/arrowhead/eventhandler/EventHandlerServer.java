@@ -9,6 +9,7 @@ import eu.arrowhead.eventhandler.http.AdmissionControl;
 import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.HealthResource;
+import eu.arrowhead.eventhandler.http.IgnoredUpgrades;
 import eu.arrowhead.eventhandler.http.JsonErrorPages;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
@@ -223,6 +224,7 @@ public final class EventHandlerServer implements AutoCloseable {
         listener.getKeepAlive().setMaxRequestsCount(-1);
         listener.getKeepAlive().setIdleTimeoutInSeconds((int) config.idleTimeout().toSeconds());
         listener.setMaxHttpHeaderSize(config.maxHeaderBytes());
+        listener.registerAddOn(new IgnoredUpgrades());
         if (tls != null) {
             listener.setSecure(true);
             listener.setSSLEngineConfig(tls.listenerConfig());

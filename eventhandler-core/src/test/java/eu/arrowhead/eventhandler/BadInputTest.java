@@ -163,6 +163,32 @@ class BadInputTest {
         }
     }
 
+    /**
+     * A client offering another protocol (the JDK's HttpClient offers h2c by default) gets a plain HTTP/1.1
+     * answer on a connection that stays usable, not a hang.
+     */
+    @Test
+    void anOfferedProtocolUpgradeIsIgnored() throws Exception {
+        String body = "{\"eventType\":\"upgraded\",\"payload\":\"p\"}";
+        String publish = "POST /eventhandler/publish HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Connection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: AAMAAABkAAQCAAAAAAIAAAAA\r\n"
+                + "Content-Length: " + body.length() + "\r\n\r\n" + body;
+        String echo = "GET /eventhandler/echo HTTP/1.1\r\nHost: localhost\r\nUpgrade: websocket\r\n"
+                + "Connection: Upgrade\r\n\r\n";
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write(publish.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String answer = readUntilHeadersOrClose(socket.getInputStream());
+            assertTrue(answer.startsWith("HTTP/1.1 200"), answer);
+            out.write(echo.getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String second = readUntilHeadersOrClose(socket.getInputStream());
+            assertTrue(second.contains("HTTP/1.1 200"), second);
+        }
+    }
+
     /** What the server sent before its headers ended or it closed; a read timeout fails the test. */
     private static String readUntilHeadersOrClose(InputStream in) throws Exception {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
