@@ -13,6 +13,7 @@ enum Scenario {
     C("C", 1000, onOneServer(LoopScenarios::c)),
     D("D", 3000, WorkerPoolScenario::run),
     F("F", 200, onOneServer(LoopScenarios::f)),
+    P("P", 2000, onOneServer(LoopScenarios::p)),
     T("T", 0, ThroughputScenario::run),
     M("M", 10_000, onOneServer(MemoryScenario::run)),
     S("S", 4000, SlowSubscriberScenario::run),
