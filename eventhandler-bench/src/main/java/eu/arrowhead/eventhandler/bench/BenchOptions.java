@@ -43,13 +43,16 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
               D      1 publisher, 7 subscribers, N (3000) events, one server per worker pool size (4 to 64 and
                      Grizzly's default)
               F      fan-out: 1 publisher, 1000 subscribers, N (200) events
+              P      Arrowhead 4.x push: 1 publisher, 1, 10 and 100 push subscribers (a local HTTP server each),
+                     N (2000) events, N/4 for 100; 1 subscriber at 500 events/s; each beside as many SSE
+                     subscribers
               T      throughput: 1 and 8 publishers, single events and batches of 100, --seconds (10) each
               M      memory: N (10000) idle subscribers: heap, RSS, threads; then one event to all (needs
                      2 x N file descriptors in-process: run it with 'scripts/bench process M')
               S      4 KiB events at 250/s to 9 healthy subscribers, then with 1 stalled among them, N (4000)
                      events, latency from each event's scheduled time;
                      ablation: the same with publisher-thread writes instead of per-subscriber queues
-              all    A, B, C, D, F, T and S
+              all    A, B, C, D, F, P, T and S
               smoke  A (1000 events) and S (1500 events) after a 5 s warm-up: a check of delivery, for CI
               store  after a 60 s warm-up, per event store configuration (off; async, sync on H2; async, sync on
                      MariaDB) a server of its own: A's latency with N (2000) events, the rate of 8

@@ -121,15 +121,27 @@ final class PublishLoop {
     private final URI base;
     private final Ends ends;
     private final Supplier<ResourceSnapshot> server;
+    private final String eventType;
 
     /**
+     * A loop on {@link #EVENT_TYPE}.
+     *
      * @param server the threads, memory and CPU time of the broker's process, read before and after the row
      */
     PublishLoop(Shape shape, URI base, Ends ends, Supplier<ResourceSnapshot> server) {
+        this(shape, base, ends, server, EVENT_TYPE);
+    }
+
+    /**
+     * A loop on {@code eventType}: a row of its own for subscriptions that outlive their connection (push),
+     * so that one row's leftovers could never deliver into another's.
+     */
+    PublishLoop(Shape shape, URI base, Ends ends, Supplier<ResourceSnapshot> server, String eventType) {
         this.shape = shape;
         this.base = base;
         this.ends = ends;
         this.server = server;
+        this.eventType = eventType;
     }
 
     /**
@@ -158,7 +170,7 @@ final class PublishLoop {
         Sends sends = new Sends(shape.publishers(), warmUp + shape.eventsPerPublisher());
         List<DeliveryLog> logs = new ArrayList<>();
         for (int i = 0; i < shape.subscribers(); i++) {
-            logs.add(new DeliveryLog(EVENT_TYPE, sends));
+            logs.add(new DeliveryLog(eventType, sends));
         }
         Deadline live = Deadline.in(SUBSCRIBE_TIMEOUT_BASE.plus(
                 SUBSCRIBE_TIMEOUT_PER_SUBSCRIBER.multipliedBy(shape.subscribers())),
@@ -250,14 +262,14 @@ final class PublishLoop {
     }
 
     /** @param due when the event is to be sent by the schedule, or 0 for at once */
-    private static void publishOne(Sends sends, Publisher publisher, int seq, String padding, long due) {
+    private void publishOne(Sends sends, Publisher publisher, int seq, String padding, long due) {
         long now = System.nanoTime();
         while (due != 0 && now - due < 0) {
             LockSupport.parkNanos(due - now);
             now = System.nanoTime();
         }
         sends.sent(seq, due != 0 ? due : now);
-        sends.published(seq, publisher.publish(EVENT_TYPE, seq + padding));
+        sends.published(seq, publisher.publish(eventType, seq + padding));
     }
 
     /** When each event of a paced publisher is due: the {@code index}-th at {@code start + (index - from) / rate}. */

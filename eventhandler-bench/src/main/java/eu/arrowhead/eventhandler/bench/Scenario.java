@@ -13,6 +13,7 @@ enum Scenario {
     C("C", 1000, onOneServer(LoopScenarios::c)),
     D("D", 3000, WorkerPoolScenario::run),
     F("F", 200, onOneServer(LoopScenarios::f)),
+    P("P", 2000, onOneServer(LoopScenarios::p)),
     T("T", 0, ThroughputScenario::run),
     M("M", 10_000, onOneServer(MemoryScenario::run)),
     S("S", 4000, SlowSubscriberScenario::run),
@@ -22,9 +23,10 @@ enum Scenario {
      * What {@code all} runs, in this order: every scenario but the store's, which has its own command, and
      * M, whose 10 000 subscribers and an in-process server's 10 000 sockets for them need more file
      * descriptors than one process usually may hold: it runs with the server as a process of its own
-     * ({@code scripts/bench process M}).
+     * ({@code scripts/bench process M}). P is in: its rows take about 25 s after the warm-up, and it is the
+     * suite's only check that push subscribers get every event once and in order.
      */
-    static final List<Scenario> ALL = List.of(A, B, C, D, F, T, S);
+    static final List<Scenario> ALL = List.of(A, B, C, D, F, P, T, S);
 
     private final String label;
     private final int defaultCount;

@@ -23,10 +23,11 @@ class BenchOptionsTest {
     @Test
     void allRunsEveryScenarioButTheStoreAndMemoryInOrder() {
         BenchOptions options = parse("all", "--runs=3");
-        assertEquals(List.of(Scenario.A, Scenario.B, Scenario.C, Scenario.D, Scenario.F, Scenario.T, Scenario.S),
-                options.scenarios());
+        assertEquals(List.of(Scenario.A, Scenario.B, Scenario.C, Scenario.D, Scenario.F, Scenario.P, Scenario.T,
+                Scenario.S), options.scenarios());
         assertEquals(3, options.runs());
         assertEquals(9000, options.counts().get(Scenario.B));
+        assertEquals(2000, options.counts().get(Scenario.P));
         assertEquals(Duration.ofSeconds(10), options.warmUp());
     }
 
