@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.AuthorizationStandIn;
+import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.SecureCloud;
 import eu.arrowhead.eventhandler.testing.TestClient;
 import eu.arrowhead.eventhandler.testing.TestPki;
 import eu.arrowhead.eventhandler.testing.TestServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -35,8 +35,8 @@ class SecurePushTest {
 
     @TempDir
     static Path dir;
+    private static SecureCloud cloud;
     private static TestPki pki;
-    private static TestServer server;
     private static TestClient publisher;
     private static TestClient subscriber;
     private static TestClient sysop;
@@ -44,18 +44,17 @@ class SecurePushTest {
 
     @BeforeAll
     static void start() throws Exception {
-        pki = TestPki.get();
-        Path acl = Files.writeString(dir.resolve("acl"), ACL);
-        server = TestServer.start(pki.context("publisher"), pki.serverSettings("security.acl-file", acl.toString()));
-        publisher = server.client(pki.context("publisher"));
-        subscriber = server.client(pki.context("subscriber"));
-        sysop = server.client(pki.context("sysop"));
-        authorization = server.client(pki.context("authorization"));
+        cloud = SecureCloud.start(dir, ACL);
+        pki = cloud.pki();
+        publisher = cloud.client("publisher");
+        subscriber = cloud.client("subscriber");
+        sysop = cloud.client("sysop");
+        authorization = cloud.client("authorization");
     }
 
     @AfterAll
     static void stop() {
-        TestServer.closeAll(publisher, subscriber, sysop, authorization, server);
+        cloud.close();
     }
 
     private static void assertRefused(int status, String reason, Reply reply) throws Exception {

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.SecureCloud;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestClient;
 import eu.arrowhead.eventhandler.testing.TestPki;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
@@ -38,6 +38,7 @@ class SecureModeTest {
 
     @TempDir
     static Path dir;
+    private static SecureCloud cloud;
     private static TestPki pki;
     private static TestServer server;
     private static TestClient publisher;
@@ -47,18 +48,18 @@ class SecureModeTest {
 
     @BeforeAll
     static void start() throws Exception {
-        pki = TestPki.get();
-        Path acl = Files.writeString(dir.resolve("acl"), ACL);
-        server = TestServer.start(pki.context("publisher"), pki.serverSettings("security.acl-file", acl.toString()));
-        publisher = server.client(pki.context("publisher"));
-        subscriber = server.client(pki.context("subscriber"));
-        sysop = server.client(pki.context("sysop"));
-        other = server.client(pki.context("other"));
+        cloud = SecureCloud.start(dir, ACL);
+        pki = cloud.pki();
+        server = cloud.server();
+        publisher = cloud.client("publisher");
+        subscriber = cloud.client("subscriber");
+        sysop = cloud.client("sysop");
+        other = cloud.client("other");
     }
 
     @AfterAll
     static void stop() {
-        TestServer.closeAll(publisher, subscriber, sysop, other, server);
+        cloud.close();
     }
 
     private static String event(String type, String source) {
