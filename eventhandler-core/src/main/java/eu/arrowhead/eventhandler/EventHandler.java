@@ -22,27 +22,20 @@ public final class EventHandler {
     }
 
     public static void main(String[] args) {
-        EventHandlerConfig config;
-        try {
-            config = ConfigLoader.load(args, System.getenv());
-        } catch (ConfigException e) {
-            LOG.error("not started: {}", e.getMessage());
-            System.exit(2);
-            return;
-        }
-        LOG.info("effective configuration:{}", config.describe());
-
         // A JVM stopped by a signal through shutdown hooks exits with 143, which service managers count
         // as a failure. Handling the signal ourselves lets a requested stop end with 0.
         CountDownLatch stop = new CountDownLatch(1);
         Signal.handle(new Signal("TERM"), signal -> stop.countDown());
         Signal.handle(new Signal("INT"), signal -> stop.countDown());
 
+        EventHandlerConfig config;
         EventHandlerServer server;
         try {
+            config = ConfigLoader.load(args, System.getenv());
+            LOG.info("effective configuration:{}", config.describe());
             server = EventHandlerServer.start(config);
         } catch (ConfigException e) {
-            // Settings that only starting can check (key stores, the ACL file): a configuration error too.
+            // Starting checks some settings only it can (key stores, the ACL file): all are configuration errors.
             LOG.error("not started: {}", e.getMessage());
             System.exit(2);
             return;

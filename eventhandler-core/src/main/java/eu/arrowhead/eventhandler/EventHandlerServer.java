@@ -42,7 +42,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -171,14 +170,13 @@ public final class EventHandlerServer implements AutoCloseable {
         // workers + worker-queue requests, and a subscriber has at most one drain task queued at a time.
         ExecutorService workers = fixedPool(config.workerThreads(), "eh-worker");
         ExecutorService writers = fixedPool(config.writerThreads(), "eh-writer");
-        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(named("eh-supervisor"));
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-supervisor"));
         ExecutorService journalReaders = new ThreadPoolExecutor(JOURNAL_READERS, JOURNAL_READERS, 0,
-                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(JOURNAL_READ_QUEUE), named("eh-store-reader"));
+                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(JOURNAL_READ_QUEUE), NamedThreads.of("eh-store-reader"));
         // Deletes can take a while; on their own thread they never hold up heartbeats.
-        ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(named("eh-store-retention"));
+        ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-store-retention"));
 
-        PushSender pushSender = new PushSender(config.push(), config.push().maxSubscriptions(),
-                tls != null, tls == null ? null : tls.context());
+        PushSender pushSender = new PushSender(config.push(), tls == null ? null : tls.context());
         PushSubscriptions pushSubscriptions = new PushSubscriptions(hub,
                 store == null ? SubscriptionStore.NONE : store, authorizer, pushSender, config.push());
         try {
@@ -202,10 +200,12 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(new TopicsResource(hub))
                 .register(new SubscriptionsResource(pushSubscriptions, authorizer))
                 .register(new MetricsResource(metrics))
-                .register(new ManagementAccess(authorizer))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
+        if (rules != null) {
+            resources.register(new ManagementAccess(rules));
+        }
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
         EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
@@ -394,15 +394,6 @@ public final class EventHandlerServer implements AutoCloseable {
 
     private static ExecutorService fixedPool(int threads, String name) {
         return new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
-                named(name));
-    }
-
-    private static ThreadFactory named(String prefix) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-            thread.setDaemon(false);
-            return thread;
-        };
+                NamedThreads.of(name));
     }
 }

@@ -30,10 +30,19 @@ class InstallScriptTest {
         assumeTrue(Files.isExecutable(Path.of("/bin/bash")), "needs bash");
         List<String> command = new ArrayList<>(List.of("/bin/bash", SCRIPT.toString()));
         command.addAll(List.of(args));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the script ended");
-        return new Run(process.exitValue(), output);
+        // The output goes to a file, so that a script that hangs fails the wait below instead of the read.
+        Path output = Files.createTempFile("install-raspberrypi", ".log");
+        try {
+            Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(output.toFile()).start();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                throw new AssertionError("the script did not end within 30 s: " + Files.readString(output));
+            }
+            return new Run(process.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(output);
+        }
     }
 
     @Test

@@ -93,7 +93,7 @@ final class PushEnds implements PublishLoop.Ends {
     private final class Subscribers implements PublishLoop.Subscription {
         private final URI base;
         private final HttpClient client = HttpClient.newBuilder()
-                // HTTP/1.1: the default HTTP/2 sends its POSTs as h2c upgrades, which the server does not answer.
+                // HTTP/1.1: the server speaks nothing else, so the default's h2c upgrade offer would be wasted.
                 .version(HttpClient.Version.HTTP_1_1).connectTimeout(REQUEST_TIMEOUT).build();
         private final ExecutorService handlers = Executors.newFixedThreadPool(HANDLER_THREADS, task -> {
             Thread thread = new Thread(task, "bench-push-subscriber");

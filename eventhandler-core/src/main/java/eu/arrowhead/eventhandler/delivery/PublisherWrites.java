@@ -45,6 +45,9 @@ public final class PublisherWrites {
             return publish.get();
         } finally {
             CURRENT.remove();
+            for (Runnable task : batch.tasks) {
+                task.run();
+            }
             for (SubscriberQueue subscriber : batch.subscribers) {
                 if (batch.blocking) {
                     subscriber.writeQueuedBlocking(writeTimeoutNanos);
@@ -52,6 +55,21 @@ public final class PublisherWrites {
                     subscriber.drainOnThisThread();
                 }
             }
+        }
+    }
+
+    /**
+     * Runs {@code task} once the publish running on this thread has released the hub's lock, or at once
+     * outside a publish: for a subscriber's offer that must start work elsewhere (push delivery hands its
+     * queue to a sender thread), which would otherwise take an executor's lock and wake a thread while every
+     * other publisher waits for the hub.
+     */
+    public static void afterHubLock(Runnable task) {
+        Batch batch = CURRENT.get();
+        if (batch == null) {
+            task.run();
+        } else {
+            batch.tasks.add(task);
         }
     }
 
@@ -64,6 +82,7 @@ public final class PublisherWrites {
     static final class Batch {
         private final boolean blocking;
         private final List<SubscriberQueue> subscribers = new ArrayList<>(4);
+        private final List<Runnable> tasks = new ArrayList<>(0);
 
         private Batch(boolean blocking) {
             this.blocking = blocking;

@@ -23,4 +23,23 @@ public final class QueryParameters {
         }
         return values.get(0);
     }
+
+    /**
+     * A parameter's value as a whole number from {@code min} to {@code max}.
+     *
+     * @param bound where the bounds come from, for the message (a configuration key), or empty
+     * @throws RequestException 400 naming the parameter and its range otherwise
+     */
+    public static long number(String value, String name, long min, long max, String bound) {
+        try {
+            long number = Long.parseLong(value);
+            if (number >= min && number <= max) {
+                return number;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw RequestException.invalidParameter(name + " must be a whole number from " + min + " to " + max
+                + (bound.isEmpty() ? "" : " (" + bound + ")") + ", not '" + value + "'");
+    }
 }

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.push;
 
+import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
@@ -61,17 +62,17 @@ public final class PushSender implements AutoCloseable {
     private PushBody lastBody;
 
     /**
-     * @param maxConnections the most connections to subscribers at once
-     * @param https          whether notify URLs are https (secure mode)
-     * @param sslContext     the client identity and trust for https; {@code null} for the JVM's defaults
+     * @param sslContext the Event Handler's identity and trust in secure mode, where notify URLs are https;
+     *                   {@code null} for plain http
      */
-    public PushSender(PushConfig config, int maxConnections, boolean https, SSLContext sslContext) {
+    public PushSender(PushConfig config, SSLContext sslContext) {
+        // One connection per subscription at most, since each has at most one POST in flight.
+        int maxConnections = config.maxSubscriptions();
         this.maxRetries = config.maxRetries();
         this.retryInitial = config.retryInitialBackoff();
         this.retryMax = config.retryMaxBackoff();
-        this.https = https;
+        this.https = sslContext != null;
         PoolingAsyncClientConnectionManagerBuilder connections = PoolingAsyncClientConnectionManagerBuilder.create()
-                // One connection per subscriber at most, since each has at most one POST in flight.
                 .setMaxConnTotal(maxConnections)
                 .setMaxConnPerRoute(maxConnections)
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
@@ -84,11 +85,10 @@ public final class PushSender implements AutoCloseable {
             connections.setTlsStrategy(ClientTlsStrategyBuilder.create().setSslContext(sslContext)
                     .setHostnameVerifier(NoopHostnameVerifier.INSTANCE).buildAsync());
         }
-        AtomicInteger ioThreads = new AtomicInteger();
         this.client = HttpAsyncClients.custom()
                 .setConnectionManager(connections.build())
                 .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(config.senderThreads()).build())
-                .setThreadFactory(runnable -> daemon(runnable, "eh-push-io-" + ioThreads.incrementAndGet()))
+                .setThreadFactory(NamedThreads.daemons("eh-push-io"))
                 .setDefaultRequestConfig(RequestConfig.custom()
                         .setConnectionRequestTimeout(Timeout.of(config.responseTimeout()))
                         .setResponseTimeout(Timeout.of(config.responseTimeout()))
@@ -98,17 +98,10 @@ public final class PushSender implements AutoCloseable {
                 .disableCookieManagement()
                 .evictIdleConnections(TimeValue.ofSeconds(60))
                 .build();
-        AtomicInteger dispatchThreads = new AtomicInteger();
         this.dispatch = new ScheduledThreadPoolExecutor(config.senderThreads(),
-                runnable -> daemon(runnable, "eh-push-" + dispatchThreads.incrementAndGet()));
+                NamedThreads.daemons("eh-push"));
         this.dispatch.setRemoveOnCancelPolicy(true);
         client.start();
-    }
-
-    private static Thread daemon(Runnable runnable, String name) {
-        Thread thread = new Thread(runnable, name);
-        thread.setDaemon(true);
-        return thread;
     }
 
     /** Whether notify URLs are https. */
@@ -128,29 +121,43 @@ public final class PushSender implements AutoCloseable {
     /** Starts sending a subscriber's queue; it calls this when its queue stops being idle. */
     void start(PushSubscriber subscriber) {
         busy.incrementAndGet();
+        continueWith(subscriber);
+    }
+
+    /** Sends the subscriber's next event on a dispatch thread; once closed (shutdown), stops it instead. */
+    private void continueWith(PushSubscriber subscriber) {
         try {
             dispatch.execute(() -> sendNext(subscriber));
         } catch (RejectedExecutionException e) {
-            // Closed at shutdown: the hub's lock must never see an exception from an offer.
-            busy.decrementAndGet();
             subscriber.close();
+            idle();
         }
     }
 
     private void sendNext(PushSubscriber subscriber) {
         PushBody body = subscriber.next();
         if (body == null) {
-            if (busy.decrementAndGet() == 0) {
-                synchronized (busy) {
-                    busy.notifyAll();
-                }
-            }
+            idle();
             return;
         }
         send(subscriber, body, 0);
     }
 
+    /** One subscriber has nothing left to send. */
+    private void idle() {
+        if (busy.decrementAndGet() == 0) {
+            synchronized (busy) {
+                busy.notifyAll();
+            }
+        }
+    }
+
     private void send(PushSubscriber subscriber, PushBody body, int retry) {
+        if (subscriber.closed()) {
+            // Unsubscribed or deleted while this event waited for its retry: nobody wants it any more.
+            sendNext(subscriber);
+            return;
+        }
         byte[] json;
         try {
             json = body.json();
@@ -171,7 +178,7 @@ public final class PushSender implements AutoCloseable {
                             int status = response.getHead().getCode();
                             if (status >= 200 && status < 300) {
                                 delivered.increment();
-                                dispatch.execute(() -> sendNext(subscriber));
+                                continueWith(subscriber);
                             } else {
                                 PushSender.this.failed(subscriber, body, retry, "status " + status);
                             }
@@ -206,11 +213,7 @@ public final class PushSender implements AutoCloseable {
         }
         LOG.debug("POST to {} failed ({}); the event is dropped after {} retries", subscriber.target(), why, retry);
         droppedRetriesExhausted.increment();
-        try {
-            dispatch.execute(() -> sendNext(subscriber));
-        } catch (RuntimeException e) {
-            subscriber.close();
-        }
+        continueWith(subscriber);
     }
 
     /** The pause before retry {@code retry + 1}: doubling from the initial backoff, capped. */

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.push;
 
+import eu.arrowhead.eventhandler.delivery.PublisherWrites;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Subscriber;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -19,6 +20,7 @@ final class PushSubscriber implements Subscriber {
     private final PushSender sender;
     private final int capacity;
     private final ArrayDeque<PushBody> queue = new ArrayDeque<>();
+    private final Runnable startSending;
     private volatile Rules rules;
     /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
     private boolean sending;
@@ -39,6 +41,7 @@ final class PushSubscriber implements Subscriber {
         this.sender = sender;
         this.capacity = capacity;
         this.rules = rules;
+        this.startSending = () -> sender.start(this);
     }
 
     void rules(Rules changed) {
@@ -76,7 +79,7 @@ final class PushSubscriber implements Subscriber {
             sending = true;
         }
         if (start) {
-            sender.start(this);
+            PublisherWrites.afterHubLock(startSending);
         }
     }
 
@@ -87,6 +90,10 @@ final class PushSubscriber implements Subscriber {
             sending = false;
         }
         return body;
+    }
+
+    synchronized boolean closed() {
+        return closed;
     }
 
     synchronized int queued() {

@@ -123,12 +123,13 @@ public record PushSubscription(
         if (value == null || value.isBlank()) {
             return absent;
         }
+        // ArithmeticException: Instant takes years up to a billion, beyond what milliseconds since 1970 hold.
         try {
             return Instant.parse(value).toEpochMilli();
-        } catch (DateTimeParseException e) {
+        } catch (DateTimeParseException | ArithmeticException e) {
             try {
                 return OffsetDateTime.parse(value).toInstant().toEpochMilli();
-            } catch (DateTimeParseException e2) {
+            } catch (DateTimeParseException | ArithmeticException e2) {
                 throw RequestException.badPayload(field + " '" + value
                         + "' is not an ISO-8601 instant such as 2026-11-21T10:00:00Z");
             }

@@ -146,7 +146,7 @@ public final class PushSubscriptions {
      * @return whether a subscription was removed
      */
     public boolean unsubscribe(String eventType, String systemName, String address, Integer port) {
-        String key = eventType.toLowerCase(Locale.ROOT) + '\n' + systemName.toLowerCase(Locale.ROOT);
+        String key = key(eventType.toLowerCase(Locale.ROOT), systemName.toLowerCase(Locale.ROOT));
         synchronized (lock) {
             Entry entry = byKey.get(key);
             if (entry == null) {
@@ -362,6 +362,10 @@ public final class PushSubscriptions {
     }
 
     private static String key(PushSubscription subscription) {
-        return subscription.topicKey() + '\n' + subscription.subscriberKey();
+        return key(subscription.topicKey(), subscription.subscriberKey());
+    }
+
+    private static String key(String topicKey, String subscriberKey) {
+        return topicKey + '\n' + subscriberKey;
     }
 }

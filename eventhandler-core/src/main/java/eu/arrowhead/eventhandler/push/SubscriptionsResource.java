@@ -29,7 +29,8 @@ import java.util.Set;
 /**
  * The Arrowhead 4.x push subscription endpoints: {@code POST subscribe}, {@code DELETE unsubscribe},
  * {@code GET/PUT/DELETE mgmt/subscriptions[/{id}]} and {@code POST publish/authupdate}, with 4.x's
- * parameters and answers (200 with no body where 4.x answers nothing). Each asks the {@link Authorizer} first.
+ * parameters and answers (200 with no body where 4.x answers nothing). Each asks the {@link Authorizer} first;
+ * the management ones are guarded by {@link eu.arrowhead.eventhandler.security.ManagementAccess}.
  */
 @Path("eventhandler")
 public final class SubscriptionsResource {
@@ -82,8 +83,7 @@ public final class SubscriptionsResource {
     @GET
     @Path("mgmt/subscriptions")
     @Produces(MediaType.APPLICATION_JSON)
-    public SubscriptionListResponse list(@Context UriInfo uri, @Context ContainerRequestContext context) {
-        authorizer.requireManagement(Caller.of(context));
+    public SubscriptionListResponse list(@Context UriInfo uri) {
         MultivaluedMap<String, String> query = uri.getQueryParameters();
         String pageText = QueryParameters.single(query, "page");
         String sizeText = QueryParameters.single(query, "item_per_page");
@@ -116,8 +116,7 @@ public final class SubscriptionsResource {
     @GET
     @Path("mgmt/subscriptions/{id}")
     @Produces(MediaType.APPLICATION_JSON)
-    public SubscriptionResponse get(@PathParam("id") String id, @Context ContainerRequestContext context) {
-        authorizer.requireManagement(Caller.of(context));
+    public SubscriptionResponse get(@PathParam("id") String id) {
         long checked = id(id);
         return subscriptions.get(checked).orElseThrow(() -> unknown(checked));
     }
@@ -127,9 +126,7 @@ public final class SubscriptionsResource {
     @Path("mgmt/subscriptions/{id}")
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
-    public SubscriptionResponse update(@PathParam("id") String id, SubscriptionRequest request,
-                                       @Context ContainerRequestContext context) {
-        authorizer.requireManagement(Caller.of(context));
+    public SubscriptionResponse update(@PathParam("id") String id, SubscriptionRequest request) {
         long checked = id(id);
         return subscriptions.update(checked, request).orElseThrow(() -> unknown(checked));
     }
@@ -137,8 +134,7 @@ public final class SubscriptionsResource {
     /** Deletes a subscription; 200 even if there is none, as 4.x. */
     @DELETE
     @Path("mgmt/subscriptions/{id}")
-    public Response delete(@PathParam("id") String id, @Context ContainerRequestContext context) {
-        authorizer.requireManagement(Caller.of(context));
+    public Response delete(@PathParam("id") String id) {
         subscriptions.delete(id(id));
         return Response.ok().build();
     }
@@ -186,15 +182,6 @@ public final class SubscriptionsResource {
     }
 
     private static long number(String text, String name, long min, long max) {
-        try {
-            long value = Long.parseLong(text);
-            if (value >= min && value <= max) {
-                return value;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw RequestException.invalidParameter(name + " must be a whole number from " + min + " to " + max
-                + ", not '" + text + "'");
+        return QueryParameters.number(text, name, min, max, "");
     }
 }

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.registry;
 
+import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.ServiceRegistryConfig;
 import eu.arrowhead.eventhandler.registry.ServiceRegistryClient.Entry;
 import eu.arrowhead.eventhandler.registry.ServiceRegistryClient.ProviderSystem;
@@ -19,10 +20,8 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -61,8 +60,8 @@ public final class ServiceRegistration implements AutoCloseable {
         this.config = config;
         this.provider = provider;
         this.secure = secure;
-        this.thread = Executors.newSingleThreadScheduledExecutor(daemon("eh-registry"));
-        this.httpThreads = Executors.newFixedThreadPool(1, daemon("eh-registry-http"));
+        this.thread = Executors.newSingleThreadScheduledExecutor(NamedThreads.daemons("eh-registry"));
+        this.httpThreads = Executors.newFixedThreadPool(1, NamedThreads.daemons("eh-registry-http"));
         this.registry = new ServiceRegistryClient(config.uri(), sslContext, config.timeout(), httpThreads);
     }
 
@@ -267,14 +266,5 @@ public final class ServiceRegistration implements AutoCloseable {
     /** A refused connection has no message, only its type. */
     private static String describe(Exception e) {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    }
-
-    private static ThreadFactory daemon(String name) {
-        AtomicInteger count = new AtomicInteger();
-        return runnable -> {
-            Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        };
     }
 }

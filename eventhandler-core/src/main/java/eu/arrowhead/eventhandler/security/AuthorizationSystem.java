@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.security;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * 4.x Event Handler asks it: {@code POST {uri}/subscription/check} with
  * {@code {"consumer": SYSTEM, "publishers": null}} (null: every publisher), answered with
  * {@code {"consumer": SYSTEM, "publishers": [SYSTEM...]}}. The answer is kept per subscriber until the
- * Authorization system announces a change ({@link #forget}, on {@code SUBSCRIBER_AUTH_UPDATE}).
+ * Authorization system announces a change ({@link #forgetAll}, on {@code SUBSCRIBER_AUTH_UPDATE}).
  *
  * <p>Fail closed: while the Authorization system cannot be reached, every subscriber whose publishers are
  * not known yet is authorized for none. Reachability is probed with {@code GET {uri}/echo}: at start
@@ -48,11 +49,8 @@ public final class AuthorizationSystem implements AutoCloseable {
     private final URI echoUri;
     private final HttpClient client;
     private final Duration retryInterval;
-    private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "eh-authorization-probe");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScheduledExecutorService prober = Executors.newSingleThreadScheduledExecutor(
+            NamedThreads.daemons("eh-authorization-probe"));
     private final AtomicBoolean probing = new AtomicBoolean();
     private final Map<String, Set<String>> publishers = new ConcurrentHashMap<>();
     private volatile boolean reachable;
@@ -108,6 +106,10 @@ public final class AuthorizationSystem implements AutoCloseable {
         }
         try {
             Set<String> authorized = check(subscriber);
+            if (authorized == null) {
+                // A refusal may be passing (a 500): denied now, asked again next time rather than remembered.
+                return Set.of();
+            }
             publishers.put(key, authorized);
             return authorized;
         } catch (IOException e) {
@@ -131,6 +133,7 @@ public final class AuthorizationSystem implements AutoCloseable {
         reachableAgain.add(listener);
     }
 
+    /** The authorized publishers' names, or {@code null} when the Authorization system answers with an error. */
     private Set<String> check(SystemRequest subscriber) throws IOException, InterruptedException {
         ObjectNode body = JsonMapper.get().createObjectNode();
         body.set("consumer", JsonMapper.get().valueToTree(subscriber));
@@ -144,7 +147,7 @@ public final class AuthorizationSystem implements AutoCloseable {
             LOG.warn("the Authorization system answered {} to the check of subscriber {}: {}; it is authorized"
                     + " for no publisher", response.statusCode(), subscriber.systemName(),
                     new String(response.body(), StandardCharsets.UTF_8));
-            return Set.of();
+            return null;
         }
         Set<String> names = new HashSet<>();
         for (JsonNode publisher : JsonMapper.get().readTree(response.body()).path("publishers")) {

@@ -85,15 +85,6 @@ public final class EventsResource {
         if (value == null) {
             return absent;
         }
-        try {
-            long number = Long.parseLong(value);
-            if (number >= min && number <= max) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw RequestException.invalidParameter(name + " must be a whole number from " + min + " to " + max
-                + (name.equals("limit") ? " (store.query-max-events)" : "") + ", not '" + value + "'");
+        return QueryParameters.number(value, name, min, max, name.equals("limit") ? "store.query-max-events" : "");
     }
 }

@@ -225,6 +225,8 @@ class PushDeliveryTest {
             Reply nothing = server.send(new HttpDelete(server.uri(
                     "/eventhandler/unsubscribe?event_type=door&system_name=nobody&address=127.0.0.1&port=1")));
             assertEquals(200, nothing.statusCode(), nothing.body());
+            // The hub itself no longer holds the unsubscribed one: only the witness is left on the topic.
+            assertEquals(1, server.topic("door").orElseThrow().subscribers());
             server.publish("door", "closed");
             witness.awaitEvents(2);
             assertEquals(List.of("open"), moved.payloads());
