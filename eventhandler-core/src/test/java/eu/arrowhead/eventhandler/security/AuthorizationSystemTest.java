@@ -102,7 +102,7 @@ class AuthorizationSystemTest {
         try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, 0);
              AuthorizationSystem system = AuthorizationSystem.connect(authorization.uri(),
                      pki.context(TestPki.SERVER), 0, Duration.ofSeconds(1))) {
-            AccessRules rules = new AccessRules(null, system);
+            PublisherAuthorization rules = new PublisherAuthorization(Authorizer.INSECURE, system);
             authorization.authorize("subscriber", "publisher");
             assertEquals(Set.of("publisher"), rules.authorizedPublishers("subscriber").orElseThrow());
             authorization.authorize("subscriber", "publisher", "other");
