@@ -223,8 +223,9 @@ public final class EventStreamHandler extends HttpHandler {
     }
 
     /**
-     * The system the stream is for: the one its {@code subscriber} parameter names, else the caller's
-     * identity (none in insecure mode). In secure mode the authorizer checks that they are the same.
+     * The system the stream is for, lower case as every identity: the one its {@code subscriber} parameter
+     * names, else the caller's identity (none in insecure mode). In secure mode the authorizer checks that
+     * they are the same.
      */
     private static String subscriberName(Caller caller, String[] named) {
         if (named == null) {
@@ -234,7 +235,7 @@ public final class EventStreamHandler extends HttpHandler {
             throw RequestException.invalidParameter(PublisherAuthorization.SUBSCRIBER_PARAMETER
                     + " names one system: once, 1 to " + MAX_NAME_LENGTH + " characters");
         }
-        return named[0];
+        return named[0].toLowerCase(Locale.ROOT);
     }
 
     /** The sources the subscriber asked for, narrowed to the publishers it is authorized for. */
