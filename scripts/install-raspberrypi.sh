@@ -136,14 +136,30 @@ fi
 
 # --- configuration: written once, then the operator's ----------------------------------------------------
 properties="$etc/eventhandler.properties"
+# The key stores of this layout, for secure mode. A key store set while secure mode is off stops the start
+# (it could not take effect), so they are written commented out, to be uncommented with server.ssl.enabled=true.
+key_store_line='server.ssl.key-store=/etc/eventhandler/certificates/eventhandler.p12'
+trust_store_line='server.ssl.trust-store=/etc/eventhandler/certificates/truststore.p12'
+secure_note='# For secure mode, uncomment with server.ssl.enabled=true (set while it is false, it stops the start):'
 if [[ -f "$properties" ]]; then
   say "kept $properties"
+  # Earlier versions wrote these lines uncommented; the server now refuses them while secure mode is off.
+  if ! grep -qiE '^[[:space:]]*server\.ssl\.enabled[[:space:]]*=[[:space:]]*true' "$properties" \
+      && ! grep -qiE '^EH_SERVER_SSL_ENABLED=true' "$etc/eventhandler.env" 2>/dev/null \
+      && grep -qxF -e "$key_store_line" -e "$trust_store_line" "$properties"; then
+    sed -e "s|^${key_store_line//./\\.}\$|${secure_note}\n#${key_store_line}|" \
+        -e "s|^${trust_store_line//./\\.}\$|${secure_note}\n#${trust_store_line}|" \
+        "$properties" > "$properties.new"
+    chmod --reference="$properties" "$properties.new"
+    mv "$properties.new" "$properties"
+    say "commented out the key store paths in $properties: secure mode is off, and this version refuses them then"
+  fi
 else
   # The defaults, with the paths of this layout: the working directory is /var/lib/eventhandler, and
   # relative paths would point there.
   sed -e 's|^store\.url=.*|store.url=jdbc:h2:file:/var/lib/eventhandler/eventhandler|' \
-      -e 's|^server\.ssl\.key-store=.*|server.ssl.key-store=/etc/eventhandler/certificates/eventhandler.p12|' \
-      -e 's|^server\.ssl\.trust-store=.*|server.ssl.trust-store=/etc/eventhandler/certificates/truststore.p12|' \
+      -e "s|^server\\.ssl\\.key-store=.*|${secure_note}\\n#${key_store_line}|" \
+      -e "s|^server\\.ssl\\.trust-store=.*|${secure_note}\\n#${trust_store_line}|" \
       "$repo/config/eventhandler.properties" > "$properties.new"
   chmod 0640 "$properties.new"
   mv "$properties.new" "$properties"

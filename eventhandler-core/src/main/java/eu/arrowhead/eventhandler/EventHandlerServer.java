@@ -23,6 +23,7 @@ import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.security.AccessRules;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.ManagementAccess;
+import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.security.TlsMaterial;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
@@ -92,14 +93,15 @@ public final class EventHandlerServer implements AutoCloseable {
     private final ScheduledExecutorService ticker;
     private final ScheduledExecutorService retention;
     private final Optional<ServiceRegistration> registration;
-    private final AccessRules accessRules;
+    private final PublisherAuthorization publisherAuthorization;
     private final AtomicInteger closed = new AtomicInteger();
 
     private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
                                StreamSupervisor supervisor, EventStore store, PushSender pushSender,
                                ExecutorService workers, ExecutorService writers, ExecutorService journalReaders,
                                ScheduledExecutorService ticker, ScheduledExecutorService retention,
-                               Optional<ServiceRegistration> registration, AccessRules accessRules) {
+                               Optional<ServiceRegistration> registration,
+                               PublisherAuthorization publisherAuthorization) {
         this.config = config;
         this.http = http;
         this.front = front;
@@ -113,7 +115,7 @@ public final class EventHandlerServer implements AutoCloseable {
         this.ticker = ticker;
         this.retention = retention;
         this.registration = registration;
-        this.accessRules = accessRules;
+        this.publisherAuthorization = publisherAuthorization;
     }
 
     /**
@@ -125,17 +127,21 @@ public final class EventHandlerServer implements AutoCloseable {
         routeJulToSlf4j();
         // Secure mode's material first: a wrong password or a bad ACL stops the server before it opens anything.
         TlsMaterial tls = config.security().sslEnabled() ? TlsMaterial.load(config.security()) : null;
-        AccessRules rules = tls == null ? null : AccessRules.from(config.security(), tls.context());
+        Authorizer rules = tls == null ? Authorizer.INSECURE : AccessRules.from(config.security());
+        // As the 4.x Event Handler, in either mode: over plain HTTP in insecure mode.
+        PublisherAuthorization publishers = config.security().authorizationEnabled()
+                ? PublisherAuthorization.connect(rules, config.security(), tls == null ? null : tls.context())
+                : null;
         EventStore store = null;
         try {
             store = openStore(config);
-            return start(config, store, tls, rules);
+            return start(config, store, tls, rules, publishers);
         } catch (IOException | RuntimeException e) {
             if (store != null) {
                 store.close();
             }
-            if (rules != null) {
-                rules.close();
+            if (publishers != null) {
+                publishers.close();
             }
             throw e;
         }
@@ -154,8 +160,8 @@ public final class EventHandlerServer implements AutoCloseable {
     }
 
     private static EventHandlerServer start(EventHandlerConfig config, EventStore store, TlsMaterial tls,
-                                            AccessRules rules) throws IOException {
-        Authorizer authorizer = rules == null ? Authorizer.INSECURE : rules;
+                                            Authorizer rules, PublisherAuthorization publishers) throws IOException {
+        Authorizer authorizer = publishers == null ? rules : publishers;
         EventJournal journal = store == null ? EventJournal.NONE : store;
         Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(), journal);
         BrokerMetrics metrics = new BrokerMetrics();
@@ -203,8 +209,8 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
-        if (rules != null) {
-            resources.register(new ManagementAccess(rules));
+        if (tls != null) {
+            resources.register(new ManagementAccess(authorizer));
         }
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
@@ -283,7 +289,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 tls == null ? null : tls.publicKey());
         registration.ifPresent(metrics::observe);
         return new EventHandlerServer(config, http, front, hub, supervisor, store, pushSender, workers,
-                writers, journalReaders, ticker, retention, registration, rules);
+                writers, journalReaders, ticker, retention, registration, publishers);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
@@ -341,8 +347,8 @@ public final class EventHandlerServer implements AutoCloseable {
             if (store != null) {
                 stopQuietly("event store", store::close);
             }
-            if (accessRules != null) {
-                stopQuietly("Authorization system client", accessRules::close);
+            if (publisherAuthorization != null) {
+                stopQuietly("Authorization system client", publisherAuthorization::close);
             }
         }
         return clean;

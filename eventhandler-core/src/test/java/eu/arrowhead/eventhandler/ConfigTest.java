@@ -11,10 +11,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 class ConfigTest {
     private static final Path DOCUMENTED = Path.of("..", "config", "eventhandler.properties");
@@ -78,6 +81,77 @@ class ConfigTest {
         assertMessage(() -> ConfigLoader.withOverrides(Map.of("server.worker-threads", "0")), "'server.worker-threads'");
         assertMessage(() -> ConfigLoader.withOverrides(Map.of("sse.heartbeat-seconds", "-1")), "'sse.heartbeat-seconds'");
         assertMessage(() -> ConfigLoader.withOverrides(Map.of("server.host", "")), "'server.host'");
+    }
+
+    /** Each setting that is set but cannot take effect stops the start, naming the key and why. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "server.ssl.key-store=eh.p12                          | server.ssl.key-store is set, but it cannot take effect: server.ssl.enabled is false",
+        "server.ssl.key-store-password=secret                 | server.ssl.key-store-password is set, but",
+        "server.ssl.key-password=secret                       | server.ssl.key-password is set, but",
+        "server.ssl.trust-store=trust.p12                     | server.ssl.trust-store is set, but",
+        "server.ssl.trust-store-password=secret               | server.ssl.trust-store-password is set, but",
+        "security.acl-file=acl.txt                            | security.acl-file is set, but it cannot take effect: server.ssl.enabled is false",
+        "security.authorization.enabled=true                  | security.authorization.uri is an https URL, but server.ssl.enabled is false",
+        "security.authorization.uri=http://ah:8445/authorization | security.authorization.uri is set, but it cannot take effect: security.authorization.enabled is false",
+        "security.authorization.start-retries=9               | security.authorization.start-retries is set, but",
+        "security.authorization.retry-seconds=9               | security.authorization.retry-seconds is set, but",
+        "arrowhead.service-registry.enabled=true,arrowhead.service-registry.uri=https://sr:8443/serviceregistry"
+                + " | arrowhead.service-registry.uri is an https URL, but server.ssl.enabled is false",
+        "arrowhead.service-registry.uri=http://sr:8443/serviceregistry | arrowhead.service-registry.uri is set, but it cannot take effect: arrowhead.service-registry.enabled is false",
+        "arrowhead.service-registry.retry-seconds=3           | arrowhead.service-registry.retry-seconds is set, but",
+        "arrowhead.service-registry.timeout-seconds=3         | arrowhead.service-registry.timeout-seconds is set, but",
+        "arrowhead.system-name=eh2                            | arrowhead.system-name is set, but",
+        "arrowhead.system-address=10.0.0.2                    | arrowhead.system-address is set, but",
+        "store.mode=off,store.url=jdbc:mysql://db:3306/eh     | store.url is set, but it cannot take effect: store.mode is off",
+        "store.mode=off,store.password=secret                 | store.password is set, but",
+        "store.mode=off,store.buffer-events=5                 | store.buffer-events is set, but",
+        "store.mode=off,store.retention-events=5              | store.retention-events is set, but",
+        "store.mode=off,store.query-max-events=5              | store.query-max-events is set, but",
+        "store.retention-seconds=0,store.retention-events=0,store.retention-check-seconds=5"
+                + " | store.retention-check-seconds is set, but it cannot take effect: store.retention-seconds and store.retention-events are both 0",
+        "push.max-retries=0,push.retry-initial-millis=50      | push.retry-initial-millis is set, but it cannot take effect: push.max-retries is 0",
+        "push.max-retries=0,push.retry-max-millis=50          | push.retry-max-millis is set, but",
+        "push.retry-initial-millis=9000                       | push.retry-initial-millis (9000) is longer than push.retry-max-millis (5000)",
+        "publish.max-request-bytes=1000                       | publish.max-payload-bytes (65536) is larger than publish.max-request-bytes (1000)",
+    })
+    void aSettingThatCannotTakeEffectStopsTheStart(String settings, String message) {
+        Map<String, String> overrides = new HashMap<>();
+        for (String setting : settings.split(",")) {
+            overrides.put(setting.substring(0, setting.indexOf('=')).strip(), setting.substring(setting.indexOf('=') + 1).strip());
+        }
+        assertMessage(() -> ConfigLoader.withOverrides(overrides), message.strip());
+    }
+
+    @Test
+    void settingsThatTakeEffectTogetherAreAccepted() {
+        ConfigLoader.withOverrides(Map.of(
+                "security.authorization.enabled", "true",
+                "security.authorization.uri", "http://192.168.1.10:8445/authorization",
+                "arrowhead.service-registry.enabled", "true",
+                "arrowhead.service-registry.uri", "http://192.168.1.10:8443/serviceregistry",
+                "arrowhead.system-address", "192.168.1.20",
+                "store.mode", "sync", "store.sync-timeout-seconds", "3",
+                "push.max-retries", "0"));
+        ConfigLoader.withOverrides(Map.of("server.ssl.enabled", "true", "server.ssl.key-store", "eh.p12",
+                "server.ssl.key-store-password", "secret", "security.acl-file", "acl.txt",
+                "security.authorization.enabled", "true"));
+        ConfigLoader.withOverrides(Map.of("store.mode", "off"));
+        // The packed default is not "set", whatever source repeats it.
+        ConfigLoader.load(new String[] {"--server.ssl.key-store=config/certificates/eventhandler.p12"},
+                Map.of("EH_SECURITY_ACL_FILE", " "));
+    }
+
+    @Test
+    void settingsFromTheEnvironmentOrTheCommandLineAreCheckedToo(@TempDir Path dir) throws Exception {
+        assertMessage(() -> ConfigLoader.load(new String[0], Map.of("EH_SERVER_SSL_KEY_STORE_PASSWORD", "123456")),
+                "server.ssl.key-store-password is set, but it cannot take effect");
+        assertMessage(() -> ConfigLoader.load(new String[] {"--security.acl-file=/etc/eventhandler/acl.txt"}, Map.of()),
+                "security.acl-file is set, but it cannot take effect");
+        Path file = dir.resolve("eh.properties");
+        Files.writeString(file, "store.url=jdbc:mysql://db:3306/eh\n");
+        assertMessage(() -> ConfigLoader.load(new String[] {"--config=" + file, "--store.mode=off"}, Map.of()),
+                "store.url is set, but it cannot take effect: store.mode is off");
     }
 
     @Test

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import eu.arrowhead.eventhandler.config.ConfigLoader;
+import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -66,9 +69,12 @@ class InstallScriptTest {
             config.load(in);
         }
         assertEquals("jdbc:h2:file:/var/lib/eventhandler/eventhandler", config.getProperty("store.url"));
-        assertEquals("/etc/eventhandler/certificates/eventhandler.p12", config.getProperty("server.ssl.key-store"));
-        assertEquals("/etc/eventhandler/certificates/truststore.p12", config.getProperty("server.ssl.trust-store"));
         assertEquals("8455", config.getProperty("server.port"), "the rest are the documented defaults");
+        String written = Files.readString(etc.resolve("eventhandler.properties"));
+        assertTrue(written.contains("\n#server.ssl.key-store=/etc/eventhandler/certificates/eventhandler.p12\n")
+                && written.contains("\n#server.ssl.trust-store=/etc/eventhandler/certificates/truststore.p12\n"),
+                "the key stores of the layout, ready for secure mode");
+        ConfigLoader.load(new String[] {"--config=" + etc.resolve("eventhandler.properties")}, Map.of());
 
         String unit = Files.readString(root.resolve("etc/systemd/system/eventhandler.service"));
         assertTrue(unit.contains("\nExecStart=/usr/bin/java $JAVA_OPTS -Dlogback.configurationFile=/etc/eventhandler/"
@@ -91,6 +97,30 @@ class InstallScriptTest {
         assertEquals("version 2", Files.readString(root.resolve("opt/eventhandler/eventhandler.jar")));
         assertEquals(unit, Files.readString(root.resolve("etc/systemd/system/eventhandler.service")));
         assertTrue(second.output().contains("kept"), second.output());
+    }
+
+    /** Earlier versions wrote the key store paths uncommented, which now stop an insecure server's start. */
+    @Test
+    void anUpgradeCommentsOutTheKeyStoresOfEarlierVersionsWhileSecureModeIsOff(@TempDir Path dir) throws Exception {
+        Path jar = Files.writeString(dir.resolve("eventhandler.jar"), "version 1");
+        Path root = dir.resolve("root");
+        Path etc = root.resolve("etc/eventhandler");
+        Files.createDirectories(etc);
+        String keyStores = "server.ssl.key-store=/etc/eventhandler/certificates/eventhandler.p12\n"
+                + "server.ssl.trust-store=/etc/eventhandler/certificates/truststore.p12\n";
+        Files.writeString(etc.resolve("eventhandler.properties"), "server.port=9000\n" + keyStores);
+        Run upgrade = run("--root", root.toString(), "--jar", jar.toString());
+        assertEquals(0, upgrade.exit(), upgrade.output());
+        assertTrue(upgrade.output().contains("commented out the key store paths"), upgrade.output());
+        EventHandlerConfig config = ConfigLoader.load(
+                new String[] {"--config=" + etc.resolve("eventhandler.properties")}, Map.of());
+        assertEquals(9000, config.serverPort(), "the operator's settings stay");
+
+        Files.writeString(etc.resolve("eventhandler.properties"), "server.ssl.enabled=true\n" + keyStores);
+        Run secure = run("--root", root.toString(), "--jar", jar.toString());
+        assertEquals(0, secure.exit(), secure.output());
+        assertEquals("server.ssl.enabled=true\n" + keyStores, Files.readString(etc.resolve("eventhandler.properties")),
+                "in secure mode they take effect and stay");
     }
 
     @Test

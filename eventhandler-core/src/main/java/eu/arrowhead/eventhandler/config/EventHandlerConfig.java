@@ -2,9 +2,11 @@ package eu.arrowhead.eventhandler.config;
 
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The server's configuration, typed and validated. Each component is one key of
@@ -112,7 +114,19 @@ public record EventHandlerConfig(
                 ServiceRegistryConfig.from(v),
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
+        IneffectiveSettings.refuse(config, changedFromDefaults(raw));
         return config;
+    }
+
+    private static Set<String> changedFromDefaults(Map<String, String> raw) {
+        Map<String, String> defaults = ConfigLoader.defaults();
+        Set<String> changed = new HashSet<>();
+        raw.forEach((key, value) -> {
+            if (!value.strip().equals(defaults.get(key))) {
+                changed.add(key);
+            }
+        });
+        return changed;
     }
 
     /** The effective configuration as {@code key=value} lines, values of secret keys masked, for the log. */

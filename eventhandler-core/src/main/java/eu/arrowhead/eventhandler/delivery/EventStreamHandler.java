@@ -8,6 +8,7 @@ import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
+import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
@@ -49,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * connection; a longer catch-up ends the stream after a page and the client resumes from there.
  *
  * <p>In secure mode the caller subscribes as itself: {@link Authorizer#requireSubscribe} for each event
- * type, and when the Authorization system names the publishers it may receive from, its stream carries
- * only theirs (the intersection with its own {@code source} filter, if any; 403 if that is empty). The
+ * type. When the Authorization system names the publishers a subscriber may receive from, the stream
+ * carries only theirs (the intersection with its own {@code source} filter, if any; 403 if that is empty);
+ * in insecure mode, where no certificate names the subscriber, its {@code subscriber} parameter does. The
  * publishers are fixed when the stream opens: after an authorization update the client's next
  * reconnection picks up the change.
  */
@@ -59,6 +61,7 @@ public final class EventStreamHandler extends HttpHandler {
     private static final Logger LOG = LoggerFactory.getLogger(EventStreamHandler.class);
     private static final PublishedEvent OPENING_RESUMED = PublishedEvent.control(":ok\n\n");
     private static final String META_PREFIX = "meta.";
+    private static final int MAX_NAME_LENGTH = 255;
 
     private final Hub hub;
     private final Authorizer authorizer;
@@ -112,11 +115,13 @@ public final class EventStreamHandler extends HttpHandler {
         }
         Set<String> topicKeys = topicKeys(request.getParameterValues("eventType"));
         Caller caller = Caller.of(request);
+        String subscriberName = subscriberName(caller,
+                request.getParameterValues(PublisherAuthorization.SUBSCRIBER_PARAMETER));
         for (String topicKey : topicKeys) {
-            authorizer.requireSubscribe(caller, caller.systemName(), topicKey);
+            authorizer.requireSubscribe(caller, subscriberName, topicKey);
         }
         SubscriberFilter filter = new SubscriberFilter(
-                authorizedSources(caller, sources(request.getParameterValues("source"))), metaData(request));
+                authorizedSources(subscriberName, sources(request.getParameterValues("source"))), metaData(request));
         OptionalLong afterId = lastEventId(request);
 
         if (!supervisor.reserve()) {
@@ -217,12 +222,25 @@ public final class EventStreamHandler extends HttpHandler {
         return keys;
     }
 
-    /** The sources the caller asked for, narrowed to the publishers it is authorized for. */
-    private Set<String> authorizedSources(Caller caller, Set<String> requested) {
-        if (caller.anonymous()) {
-            return requested;
+    /**
+     * The system the stream is for, lower case as every identity: the one its {@code subscriber} parameter
+     * names, else the caller's identity (none in insecure mode). In secure mode the authorizer checks that
+     * they are the same.
+     */
+    private static String subscriberName(Caller caller, String[] named) {
+        if (named == null) {
+            return caller.systemName();
         }
-        Optional<Set<String>> authorized = authorizer.authorizedPublishers(caller.systemName());
+        if (named.length > 1 || named[0].isBlank() || named[0].length() > MAX_NAME_LENGTH) {
+            throw RequestException.invalidParameter(PublisherAuthorization.SUBSCRIBER_PARAMETER
+                    + " names one system: once, 1 to " + MAX_NAME_LENGTH + " characters");
+        }
+        return named[0].toLowerCase(Locale.ROOT);
+    }
+
+    /** The sources the subscriber asked for, narrowed to the publishers it is authorized for. */
+    private Set<String> authorizedSources(String subscriberName, Set<String> requested) {
+        Optional<Set<String>> authorized = authorizer.authorizedPublishers(subscriberName);
         if (authorized.isEmpty()) {
             return requested;
         }
@@ -231,7 +249,7 @@ public final class EventStreamHandler extends HttpHandler {
             sources.retainAll(requested);
         }
         if (sources.isEmpty()) {
-            throw RequestException.forbidden("the Authorization system authorizes system '" + caller.systemName()
+            throw RequestException.forbidden("the Authorization system authorizes system '" + subscriberName
                     + "' to receive events from " + (requested.isEmpty() ? "no publisher"
                     : "none of the sources " + requested) + " (or it cannot be reached)");
         }
@@ -252,9 +270,10 @@ public final class EventStreamHandler extends HttpHandler {
                             + values.length + " times; an event has one value per key");
                 }
                 wanted.put(key, values[0].toLowerCase(Locale.ROOT));
-            } else if (!name.equals("eventType") && !name.equals("source") && !name.equals("lastEventId")) {
+            } else if (!name.equals("eventType") && !name.equals("source") && !name.equals("lastEventId")
+                    && !name.equals(PublisherAuthorization.SUBSCRIBER_PARAMETER)) {
                 throw RequestException.invalidParameter("unknown query parameter '" + name
-                        + "'; known: eventType, source, meta.KEY, lastEventId");
+                        + "'; known: eventType, source, meta.KEY, lastEventId, subscriber");
             }
         }
         return wanted;

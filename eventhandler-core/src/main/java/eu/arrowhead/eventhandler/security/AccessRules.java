@@ -1,56 +1,41 @@
 package eu.arrowhead.eventhandler.security;
 
-import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.config.SecurityConfig;
 import eu.arrowhead.eventhandler.http.RequestException;
 import java.nio.file.Path;
 import java.util.Locale;
-import java.util.Optional;
-import java.util.Set;
-import javax.net.ssl.SSLContext;
 
 /**
  * The secure mode's {@link Authorizer}: the caller's identity (its certificate's CN, see
  * {@link ClientCertificates}) must be the system it acts for, the ACL of {@code security.acl-file} must
  * allow the event type (without one, every trusted system may publish and subscribe to any type),
- * management is for {@value #SYSOP} only and authorization updates for {@value #AUTHORIZATION} only. With
- * {@code security.authorization.enabled}, the Arrowhead Authorization system names the publishers each
- * subscriber may receive events from.
+ * management is for {@value #SYSOP} only and authorization updates for {@value #AUTHORIZATION} only. Which
+ * publishers a subscriber may receive from is the Authorization system's word, added on top of these rules
+ * by {@link PublisherAuthorization} in either mode.
  *
  * <p>A caller without an identity (a certificate without a CN) gets 401, any other refusal 403, both
  * with the reason.
  */
-public final class AccessRules implements Authorizer, AutoCloseable {
+public final class AccessRules implements Authorizer {
     /** The identity allowed to use the management endpoints. */
     public static final String SYSOP = "sysop";
     /** The identity allowed to send authorization updates: the Arrowhead Authorization system. */
     public static final String AUTHORIZATION = "authorization";
 
     private final AccessList acl;
-    private final AuthorizationSystem authorization;
 
-    /**
-     * @param acl           the ACL, or {@code null} to allow every event type to every trusted system
-     * @param authorization the Authorization system, or {@code null} to allow every publisher
-     */
-    public AccessRules(AccessList acl, AuthorizationSystem authorization) {
+    /** @param acl the ACL, or {@code null} to allow every event type to every trusted system */
+    public AccessRules(AccessList acl) {
         this.acl = acl;
-        this.authorization = authorization;
     }
 
     /**
-     * The rules {@code config} asks for: reads the ACL file and connects to the Authorization system.
+     * The rules {@code config} asks for: reads the ACL file, if there is one.
      *
-     * @param context the Event Handler's own TLS context, to call the Authorization system with
      * @throws eu.arrowhead.eventhandler.config.ConfigException for an ACL file that is missing or wrong
      */
-    public static AccessRules from(SecurityConfig config, SSLContext context) {
-        AccessList acl = config.aclFile().isBlank() ? null : AccessList.read(Path.of(config.aclFile()));
-        AuthorizationSystem authorization = config.authorizationEnabled()
-                ? AuthorizationSystem.connect(config.authorizationUri(), context,
-                config.authorizationStartRetries(), config.authorizationRetryInterval())
-                : null;
-        return new AccessRules(acl, authorization);
+    public static AccessRules from(SecurityConfig config) {
+        return new AccessRules(config.aclFile().isBlank() ? null : AccessList.read(Path.of(config.aclFile())));
     }
 
     @Override
@@ -92,30 +77,6 @@ public final class AccessRules implements Authorizer, AutoCloseable {
         requireIdentity(caller, AUTHORIZATION, "authorization updates");
     }
 
-    @Override
-    public Optional<Set<String>> authorizedPublishers(String subscriberSystemName) {
-        return authorizedPublishers(SystemRequest.named(subscriberSystemName));
-    }
-
-    @Override
-    public Optional<Set<String>> authorizedPublishers(SystemRequest subscriber) {
-        return authorization == null ? Optional.empty() : Optional.of(authorization.authorizedPublishers(subscriber));
-    }
-
-    @Override
-    public void authorizationChanged() {
-        if (authorization != null) {
-            authorization.forgetAll();
-        }
-    }
-
-    @Override
-    public void onAuthorizationChange(Runnable listener) {
-        if (authorization != null) {
-            authorization.onReachableAgain(listener);
-        }
-    }
-
     private static String identity(Caller caller) {
         if (caller.anonymous()) {
             throw RequestException.unauthorized("no identity: secure mode needs a client certificate whose CN"
@@ -135,13 +96,6 @@ public final class AccessRules implements Authorizer, AutoCloseable {
         String identity = identity(caller);
         if (!identity.equals(allowed)) {
             throw RequestException.forbidden(what + " are for '" + allowed + "' only, not for '" + identity + "'");
-        }
-    }
-
-    @Override
-    public void close() {
-        if (authorization != null) {
-            authorization.close();
         }
     }
 }

@@ -6,14 +6,16 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * The access rules every endpoint applies. In insecure mode everything is allowed; in secure mode the
+ * The access rules every endpoint applies. In insecure mode every request is allowed; in secure mode the
  * caller's identity must match the system it acts for, the ACL must allow the event type, management is
  * for {@code sysop} only and authorization updates for {@code authorization} only. Each check throws a
- * {@link RequestException} (401 or 403) with the reason.
+ * {@link RequestException} (401 or 403, 400 for a request that lacks what a rule needs) with the reason.
+ * In either mode the Arrowhead Authorization system may restrict which publishers each subscriber hears
+ * from ({@link PublisherAuthorization}).
  */
 public interface Authorizer {
 
-    /** Allows everything: the insecure mode. */
+    /** Allows every request and restricts no subscriber: the insecure mode without the Authorization system. */
     Authorizer INSECURE = new Authorizer() {
     };
 
@@ -40,6 +42,9 @@ public interface Authorizer {
     /**
      * The publishers a subscriber may receive events from (system names, lower case); empty when it may
      * receive from any. Recomputed after an authorization update for the subscriber.
+     *
+     * @param subscriberSystemName the subscriber's name, or {@code null} for a stream that names none
+     *                             (insecure mode), which an authorizer that restricts publishers refuses
      */
     default Optional<Set<String>> authorizedPublishers(String subscriberSystemName) {
         return Optional.empty();

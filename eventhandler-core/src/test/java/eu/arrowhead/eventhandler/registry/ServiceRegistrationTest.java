@@ -4,9 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import eu.arrowhead.eventhandler.config.ConfigException;
 import eu.arrowhead.eventhandler.config.ServiceRegistryConfig;
 import eu.arrowhead.eventhandler.registry.StandInServiceRegistry.Entry;
 import eu.arrowhead.eventhandler.registry.StandInServiceRegistry.Request;
@@ -166,12 +168,16 @@ class ServiceRegistrationTest {
 
     @Test
     void disabledMeansNoRequestAtAll() throws Exception {
+        try (TestServer server = TestServer.start()) {
+            server.publish("temperature", "21.5");
+            assertFalse(server.get("/metrics").body().contains(REGISTERED));
+        }
+        // Nor can a registry be named while registration is off: that setting would do nothing.
         try (StandInServiceRegistry registry = StandInServiceRegistry.start()) {
-            try (TestServer server = TestServer.start("arrowhead.service-registry.uri", registry.uri().toString(),
-                    "arrowhead.service-registry.retry-seconds", "1")) {
-                server.publish("temperature", "21.5");
-                assertFalse(server.get("/metrics").body().contains(REGISTERED));
-            }
+            ConfigException refused = assertThrows(ConfigException.class, () -> TestServer.start(
+                    "arrowhead.service-registry.uri", registry.uri().toString()));
+            assertTrue(refused.getMessage().startsWith("arrowhead.service-registry.uri is set, but it cannot take"
+                    + " effect: arrowhead.service-registry.enabled is false"), refused.getMessage());
             assertEquals(List.of(), registry.requests());
         }
     }

@@ -74,6 +74,21 @@ class AuthorizationSystemTest {
         }
     }
 
+    /** The query parameter that names an insecure stream's subscriber may only repeat the certificate's name. */
+    @Test
+    void aSecureStreamMayNameOnlyItsOwnSystem() throws Exception {
+        try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, 0);
+             TestServer server = start(authorization.uri().toString());
+             TestClient subscriber = server.client(pki.context("subscriber"))) {
+            authorization.authorize("subscriber", "publisher");
+            assertEquals(200, subscriber.streamStatus("?eventType=temperature&subscriber=Subscriber"));
+            assertEquals(403, subscriber.streamStatus("?eventType=temperature&subscriber=other"));
+            Reply refused = subscriber.get("/eventhandler/events?eventType=temperature&subscriber=other");
+            assertTrue(refused.body().contains("is 'other' but the client certificate names 'subscriber'"),
+                    refused.body());
+        }
+    }
+
     @Test
     void unreachableAtStartItFailsClosedUntilItAnswers() throws Exception {
         int port = TestServer.freePort();
@@ -102,7 +117,7 @@ class AuthorizationSystemTest {
         try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, 0);
              AuthorizationSystem system = AuthorizationSystem.connect(authorization.uri(),
                      pki.context(TestPki.SERVER), 0, Duration.ofSeconds(1))) {
-            AccessRules rules = new AccessRules(null, system);
+            PublisherAuthorization rules = new PublisherAuthorization(Authorizer.INSECURE, system);
             authorization.authorize("subscriber", "publisher");
             assertEquals(Set.of("publisher"), rules.authorizedPublishers("subscriber").orElseThrow());
             authorization.authorize("subscriber", "publisher", "other");

@@ -1,10 +1,13 @@
 package eu.arrowhead.eventhandler.testing;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsExchange;
 import com.sun.net.httpserver.HttpsServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -14,27 +17,46 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A stand-in for the Arrowhead Authorization system over mutual TLS with the {@link TestPki}'s
- * {@code authorization} certificate: answers {@code GET /authorization/echo} and
- * {@code POST /authorization/subscription/check} with the publishers set for the consumer by
- * {@link #authorize} (none for a consumer not set), and keeps the check requests' bodies.
+ * A stand-in for the Arrowhead Authorization system, over mutual TLS with the {@link TestPki}'s
+ * {@code authorization} certificate as in a secure local cloud, or over plain HTTP as in an insecure one:
+ * answers {@code GET /authorization/echo} and {@code POST /authorization/subscription/check} with the
+ * publishers set for the consumer by {@link #authorize} (none for a consumer not set), and keeps the check
+ * requests' bodies.
  */
 public final class AuthorizationStandIn implements AutoCloseable {
-    private final HttpsServer server;
+    private final HttpServer server;
     private final Map<String, Set<String>> publishers = new ConcurrentHashMap<>();
     private final List<String> checks = new CopyOnWriteArrayList<>();
     private final List<String> callers = new CopyOnWriteArrayList<>();
 
-    /** Starts it on {@code port} (0 for any) of the loopback address. */
+    /** Starts it over mutual TLS on {@code port} (0 for any) of the loopback address. */
     public AuthorizationStandIn(TestPki pki, int port) {
-        try {
-            server = pki.httpsServer("authorization", port);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        this(https(pki, port));
+    }
+
+    private AuthorizationStandIn(HttpServer server) {
+        this.server = server;
         server.createContext("/authorization/echo", exchange -> answer(exchange, 200, "Got it!"));
         server.createContext("/authorization/subscription/check", this::check);
         server.start();
+    }
+
+    /** Starts it over plain HTTP on {@code port} (0 for any) of the loopback address. */
+    public static AuthorizationStandIn plainHttp(int port) {
+        try {
+            return new AuthorizationStandIn(HttpServer.create(
+                    new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 16));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static HttpsServer https(TestPki pki, int port) {
+        try {
+            return pki.httpsServer("authorization", port);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     /** From now on, {@code consumer} may receive events from {@code publisherNames}. */
@@ -42,9 +64,10 @@ public final class AuthorizationStandIn implements AutoCloseable {
         publishers.put(consumer, Set.of(publisherNames));
     }
 
-    /** {@code https://127.0.0.1:PORT/authorization}, for {@code security.authorization.uri}. */
+    /** {@code https://127.0.0.1:PORT/authorization} ({@code http} for plain HTTP), for {@code security.authorization.uri}. */
     public URI uri() {
-        return URI.create("https://127.0.0.1:" + server.getAddress().getPort() + "/authorization");
+        return URI.create((server instanceof HttpsServer ? "https" : "http") + "://127.0.0.1:"
+                + server.getAddress().getPort() + "/authorization");
     }
 
     /** The bodies of the check requests so far. */
@@ -52,7 +75,7 @@ public final class AuthorizationStandIn implements AutoCloseable {
         return checks;
     }
 
-    /** The subjects of the client certificates of the check requests so far. */
+    /** The subjects of the client certificates of the check requests so far (none over plain HTTP). */
     public List<String> callers() {
         return callers;
     }
@@ -68,7 +91,9 @@ public final class AuthorizationStandIn implements AutoCloseable {
     private void answerCheck(HttpExchange exchange) throws IOException {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         checks.add(body);
-        callers.add(((HttpsExchange) exchange).getSSLSession().getPeerPrincipal().getName());
+        if (exchange instanceof HttpsExchange secure) {
+            callers.add(secure.getSSLSession().getPeerPrincipal().getName());
+        }
         String consumer = body.replaceAll("(?s).*\"systemName\"\\s*:\\s*\"([^\"]*)\".*", "$1");
         StringBuilder answer = new StringBuilder("{\"consumer\":{\"id\":1,\"systemName\":\"" + consumer
                 + "\",\"address\":\"127.0.0.1\",\"port\":1},\"publishers\":[");

@@ -1,0 +1,95 @@
+package eu.arrowhead.eventhandler.config;
+
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Refuses a configuration in which a setting is set but cannot take effect: an operator who sets a key
+ * expects it to change something, and a server that starts anyway hides the mistake until it matters (an
+ * ACL that protects nothing in insecure mode, a Service Registry address that is never called). "Set" means
+ * given a value other than the packed default, in the file, the environment or on the command line; a
+ * default that cannot take effect is no one's mistake.
+ */
+final class IneffectiveSettings {
+    private static final List<String> TLS_KEYS = List.of("server.ssl.key-store", "server.ssl.key-store-password",
+            "server.ssl.key-password", "server.ssl.trust-store", "server.ssl.trust-store-password");
+    private static final List<String> AUTHORIZATION_KEYS = List.of("security.authorization.uri",
+            "security.authorization.start-retries", "security.authorization.retry-seconds");
+    private static final List<String> REGISTRY_KEYS = List.of("arrowhead.service-registry.uri",
+            "arrowhead.service-registry.retry-seconds", "arrowhead.service-registry.timeout-seconds",
+            "arrowhead.system-name", "arrowhead.system-address");
+    private static final List<String> STORE_KEYS = List.of("store.url", "store.user", "store.password",
+            "store.pool-size", "store.timeout-seconds", "store.batch-events", "store.buffer-events",
+            "store.sync-timeout-seconds", "store.retention-seconds", "store.retention-events",
+            "store.retention-check-seconds", "store.replay-page-events", "store.query-max-events");
+    private static final List<String> RETRY_KEYS = List.of("push.retry-initial-millis", "push.retry-max-millis");
+
+    private IneffectiveSettings() {
+    }
+
+    /**
+     * @param set the keys whose value is not the packed default
+     * @throws ConfigException naming the first key that cannot take effect, and why
+     */
+    static void refuse(EventHandlerConfig config, Set<String> set) {
+        SecurityConfig security = config.security();
+        if (!security.sslEnabled()) {
+            refuseAny(set, TLS_KEYS, "server.ssl.enabled is false: the key store and trust store are read in"
+                    + " secure mode only (set server.ssl.enabled=true, or remove the setting)");
+            refuseAny(set, List.of("security.acl-file"), "server.ssl.enabled is false: the ACL applies to the"
+                    + " identities of client certificates, which only secure mode has");
+            if (security.authorizationEnabled()) {
+                refuseHttps("security.authorization.uri", security.authorizationUri().getScheme(),
+                        "the Authorization system");
+            }
+            if (config.serviceRegistry().enabled()) {
+                refuseHttps("arrowhead.service-registry.uri", config.serviceRegistry().uri().getScheme(),
+                        "the Service Registry");
+            }
+        }
+        if (!security.authorizationEnabled()) {
+            refuseAny(set, AUTHORIZATION_KEYS, "security.authorization.enabled is false: the Authorization system"
+                    + " is not asked");
+        }
+        if (!config.serviceRegistry().enabled()) {
+            refuseAny(set, REGISTRY_KEYS, "arrowhead.service-registry.enabled is false: the Event Handler does"
+                    + " not register in a Service Registry");
+        }
+        if (config.storeMode() == EventHandlerConfig.StoreMode.OFF) {
+            refuseAny(set, STORE_KEYS, "store.mode is off: there is no event store");
+        } else if (config.storeRetentionAge().isZero() && config.storeRetentionEvents() == 0) {
+            refuseAny(set, List.of("store.retention-check-seconds"), "store.retention-seconds and"
+                    + " store.retention-events are both 0: there is no retention to check");
+        }
+        PushConfig push = config.push();
+        if (push.maxRetries() == 0) {
+            refuseAny(set, RETRY_KEYS, "push.max-retries is 0: a failed POST is not retried");
+        } else if (push.retryInitialBackoff().compareTo(push.retryMaxBackoff()) > 0) {
+            throw new ConfigException("push.retry-initial-millis (" + push.retryInitialBackoff().toMillis()
+                    + ") is longer than push.retry-max-millis (" + push.retryMaxBackoff().toMillis() + "), the"
+                    + " longest pause between retries, so it cannot take effect");
+        }
+        if (config.maxPayloadBytes() > config.maxRequestBytes()) {
+            throw new ConfigException("publish.max-payload-bytes (" + config.maxPayloadBytes() + ") is larger than"
+                    + " publish.max-request-bytes (" + config.maxRequestBytes() + "): a request that carried such a"
+                    + " payload would be refused first, so the payload limit cannot take effect");
+        }
+    }
+
+    private static void refuseAny(Set<String> set, List<String> keys, String why) {
+        for (String key : keys) {
+            if (set.contains(key)) {
+                throw new ConfigException(key + " is set, but it cannot take effect: " + why);
+            }
+        }
+    }
+
+    /** Without secure mode the Event Handler has no certificate to present to a core system over https. */
+    private static void refuseHttps(String key, String scheme, String system) {
+        if ("https".equals(scheme)) {
+            throw new ConfigException(key + " is an https URL, but server.ssl.enabled is false: " + system + " of"
+                    + " a secure local cloud takes only clients with a certificate, which the Event Handler has in"
+                    + " secure mode only. In an insecure local cloud it answers on http://");
+        }
+    }
+}
