@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * refusal at the subscriber limit that the client comes back from, and a payload that could break SSE framing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(90)
+@Timeout(120)
 abstract class EventSourceContract {
     static final ObjectMapper JSON = new ObjectMapper();
     /** An EventSource's readyState once it has given up for good. */

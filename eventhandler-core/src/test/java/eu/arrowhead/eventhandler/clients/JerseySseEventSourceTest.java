@@ -36,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * 503, but gives up on a connection that is refused, as it is while the server restarts: the application then
  * opens a new one from the last id it saw.
  */
+@Timeout(120)
 class JerseySseEventSourceTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -47,7 +48,6 @@ class JerseySseEventSourceTest {
     }
 
     @Test
-    @Timeout(60)
     void eventsArriveInOrder() throws Exception {
         BlockingQueue<InboundSseEvent> received = new LinkedBlockingQueue<>();
         TestServer server = TestServer.start();
@@ -83,13 +83,11 @@ class JerseySseEventSourceTest {
     }
 
     @Test
-    @Timeout(90)
     void theReadmePatternResumesAcrossARestartAfterAnEventWasSeen(@TempDir Path store) throws Exception {
         resumesAcrossARestart(store, true);
     }
 
     @Test
-    @Timeout(90)
     void theReadmePatternResumesAcrossARestartBeforeTheFirstEvent(@TempDir Path store) throws Exception {
         resumesAcrossARestart(store, false);
     }
