@@ -124,11 +124,17 @@ final class NodeClients implements AutoCloseable {
 
     /** Starts the Node process with {@code kind}'s clients; {@link #missing} says whether it can. */
     static NodeClients start(Kind kind) throws InterruptedException {
+        Process process;
         try {
-            return new NodeClients(kind, new ProcessBuilder("node", "clients.mjs", kind.argument)
-                    .directory(SCRIPTS.toFile()).start());
+            process = new ProcessBuilder("node", "clients.mjs", kind.argument).directory(SCRIPTS.toFile()).start();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+        try {
+            return new NodeClients(kind, process);
+        } catch (AssertionError | InterruptedException e) {
+            end(process);
+            throw e;
         }
     }
 
@@ -317,17 +323,22 @@ final class NodeClients implements AutoCloseable {
         thread.start();
     }
 
-    /**
-     * Ends the Node process: closing its stdin makes it close what it opened (the browser above all); whatever
-     * of it or of its children is still alive after that is killed, so that no Chromium outlives the tests.
-     */
+    /** Ends the Node process and whatever it started (the browser above all): see {@link #end}. */
     @Override
     public void close() throws InterruptedException {
+        end(process);
+    }
+
+    /**
+     * Closing its stdin makes the Node process close what it opened; whatever of it or of its children is still
+     * alive after that is killed, so that no Chromium outlives the tests.
+     */
+    private static void end(Process process) throws InterruptedException {
         // Taken before Node exits: its children would then belong to no one we could find.
         List<ProcessHandle> family = new ArrayList<>(process.descendants().toList());
         family.add(process.toHandle());
         try {
-            stdin.close();
+            process.getOutputStream().close();
         } catch (IOException ignored) {
             // it ended already
         }
