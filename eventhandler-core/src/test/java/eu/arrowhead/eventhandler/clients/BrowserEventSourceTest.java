@@ -11,8 +11,10 @@ import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Chromium's {@code EventSource} (Debian's /usr/bin/chromium, headless, driven by playwright-core) in pages of
@@ -56,6 +58,27 @@ class BrowserEventSourceTest extends EventSourceContract {
         }
     }
 
+    /**
+     * A stream that ends after a page of the event store's events makes the browser reconnect with
+     * {@code Last-Event-ID}, a header CORS must allow too.
+     */
+    @Test
+    void aPageOfAnAllowedOriginResumesWithLastEventId(@TempDir Path store) throws Exception {
+        String allowed = pageOrigin(0);
+        try (TestServer server = TestServer.start(new H2Log(store).serverSettings("store.mode", "sync",
+                "http.cors-origins", allowed, "replay.window-events", "0", "store.replay-page-events", "2"))) {
+            List<Long> published = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                published.add(server.publish("cors.resume", Integer.toString(i)));
+            }
+            clients.openPage("resume", URI.create(allowed + "/"));
+            clients.open("resume", "resume", server.uri("/eventhandler/events?eventType=cors.resume&lastEventId=0"),
+                    "cors.resume");
+            assertEquals(published, ids(clients.awaitEvents("resume", "cors.resume", published.size())),
+                    clients.transcript());
+        }
+    }
+
     @Test
     void aPageOfAnotherOriginGetsNothing() throws Exception {
         try (TestServer server = TestServer.start("http.cors-origins", pageOrigin(0))) {
@@ -68,7 +91,6 @@ class BrowserEventSourceTest extends EventSourceContract {
             assertTrue(publish.has("failed"), "the browser must refuse the page's publish: " + publish);
             assertEquals(0, server.topic("cors.refused").map(TopicStats::published).orElse(0L),
                     "the refused preflight kept the publish from being sent");
-            assertEquals(List.of(), clients.events("refused", "cors.refused"));
         }
     }
 
