@@ -26,9 +26,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A resume that needs the event store while the database is cut off, under a publish load: it is refused
- * for now (the refusal stream, so that every client comes back), promptly, never cut off without an answer,
- * and the same resume once the database is back delivers everything.
+ * A resume that needs the event store while the database is cut off or hangs, under a publish load: it is
+ * refused for now (the refusal stream, so that every client comes back), promptly, never cut off without an
+ * answer, and the same resume once the database is back delivers everything.
  */
 class ResumeDuringOutageTest {
     private static final Duration WAIT = Duration.ofSeconds(60);
@@ -93,9 +93,9 @@ class ResumeDuringOutageTest {
              TcpProxy proxy = new TcpProxy(database.host(), database.port());
              TestServer server = start(database, proxy)) {
             List<Long> ids = publishLogged(server);
-            // Cut while nothing is written: the store does not know yet, so the resume's read waits for the
-            // database while live events queue up for the subscriber.
-            proxy.cut();
+            // The database stops answering while nothing is written: the store does not know yet, so the
+            // resume's read waits for the database while live events queue up for the subscriber.
+            proxy.hang();
             long start = System.nanoTime();
             CompletableFuture<ErrorMessage> refusal = CompletableFuture.supplyAsync(
                     () -> RefusedStream.request(server.port(), "?eventType=outage&lastEventId=" + ids.get(1), 1000));
@@ -108,6 +108,27 @@ class ResumeDuringOutageTest {
             }
             proxy.restore();
             assertEverythingAfterTheSecondIsResumed(server, ids);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "mariadb"})
+    void aResumeStillWaitingForTheDatabaseAtShutdownIsRefusedForNow(String name) throws Exception {
+        try (TestDatabase database = database(name);
+             TcpProxy proxy = new TcpProxy(database.host(), database.port());
+             TestServer server = start(database, proxy)) {
+            List<Long> ids = publishLogged(server);
+            proxy.hang();
+            CompletableFuture<ErrorMessage> refusal = CompletableFuture.supplyAsync(
+                    () -> RefusedStream.request(server.port(), "?eventType=outage&lastEventId=" + ids.get(1), 1000));
+            Await.until("the resume waits for its read", WAIT,
+                    () -> server.topic("outage").orElseThrow().subscribers() == 1);
+            CompletableFuture<Boolean> stopping = CompletableFuture.supplyAsync(() -> server.server().shutdown());
+            ErrorMessage refused = refusal.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+            assertTrue(refused.errorMessage().contains("shutting down"), refused.errorMessage());
+            // The database back, the stop does not wait for it to record the clean stop.
+            proxy.restore();
+            stopping.get(WAIT.toSeconds(), TimeUnit.SECONDS);
         }
     }
 
