@@ -272,7 +272,7 @@ final class SubscriptionLoop implements Runnable {
             SseParser parser = new SseParser(body);
             for (SseParser.Frame frame = parser.next(); frame != null && !closed.get(); frame = parser.next()) {
                 if (ErrorMessage.UNAVAILABLE_EVENT_TYPE.equals(frame.event()) && frame.data() != null) {
-                    throw refusal(frame.data(), parser.retryMillis(), response);
+                    throw refusalNotice(frame.data(), parser.retryMillis(), response);
                 }
                 if (!connected) {
                     connected = true;
@@ -329,7 +329,8 @@ final class SubscriptionLoop implements Runnable {
      * The server's notice that it cannot serve the stream now, as the 503 an older server would have sent.
      * The stream's {@code retry} says how long to wait, else {@code Retry-After}.
      */
-    private static SubscriptionRefusedException refusal(String data, long retryMillis, ClassicHttpResponse response) {
+    private static SubscriptionRefusedException refusalNotice(String data, long retryMillis,
+                                                              ClassicHttpResponse response) {
         ErrorMessage error = read(data, ErrorMessage.class);
         if (error != null && error.errorMessage() == null) {
             error = null;
