@@ -76,7 +76,7 @@ public final class EventHandlerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventHandlerServer.class);
     private static final String LISTENER = "eventhandler";
     private static final int JOURNAL_READERS = 2;
-    /** Resuming subscribers waiting for a journal reader; more get 503. */
+    /** Resuming subscribers waiting for a journal reader; more are refused for now. */
     private static final int JOURNAL_READ_QUEUE = 1024;
     private static final int DATABASE_TASK_GRACE_SECONDS = 5;
 
@@ -216,7 +216,7 @@ public final class EventHandlerServer implements AutoCloseable {
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
         EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
                 config.subscriberQueueCapacity(), config.subscriberSendBufferBytes(), journal, journalReaders,
-                config.storeReplayPageEvents());
+                config.storeReplayPageEvents(), config.sseRetry());
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
                 && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED;
         AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, publishes,
@@ -304,8 +304,8 @@ public final class EventHandlerServer implements AutoCloseable {
     }
 
     /**
-     * Stops gracefully: stops accepting connections, refuses new publishes and subscriptions on open ones
-     * (503), writes what the event store holds, lets each subscriber receive what its queue holds and ends
+     * Stops gracefully: stops accepting connections, refuses new publishes (503) and subscriptions (the
+     * refusal stream) on open ones, writes what the event store holds, lets each subscriber receive what its queue holds and ends
      * its stream, finishes requests in flight, then closes everything, all within
      * {@code server.shutdown-grace-seconds}. The store records a clean stop only if it wrote everything.
      *

@@ -27,6 +27,7 @@ class ConfigTest {
         EventHandlerConfig config = ConfigLoader.load(new String[0], Map.of());
         assertEquals(8455, config.serverPort());
         assertEquals(Duration.ofSeconds(120), config.timestampTolerance());
+        assertEquals(Duration.ofMillis(1000), config.sseRetry());
         assertEquals(Runtime.getRuntime().availableProcessors(), config.selectorThreads(), "0 means one per core");
     }
 
@@ -80,6 +81,7 @@ class ConfigTest {
         assertMessage(() -> ConfigLoader.withOverrides(Map.of("server.port", "70000")), "from 0 to 65535");
         assertMessage(() -> ConfigLoader.withOverrides(Map.of("server.worker-threads", "0")), "'server.worker-threads'");
         assertMessage(() -> ConfigLoader.withOverrides(Map.of("sse.heartbeat-seconds", "-1")), "'sse.heartbeat-seconds'");
+        assertMessage(() -> ConfigLoader.withOverrides(Map.of("sse.retry-millis", "0")), "'sse.retry-millis' has the value '0'");
         assertMessage(() -> ConfigLoader.withOverrides(Map.of("server.host", "")), "'server.host'");
     }
 

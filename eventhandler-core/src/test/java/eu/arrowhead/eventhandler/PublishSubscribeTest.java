@@ -138,16 +138,29 @@ class PublishSubscribeTest {
     }
 
     @Test
-    void aNewStreamOpensWithTheLastIdSoThatItCanResumeBeforeItsFirstEvent() throws Exception {
+    void aNewStreamOpensWithRetryAndItsResumePointAsANamedEventWithData() throws Exception {
         long before = server.publish("opening.id", "before");
-        String openingId;
         try (RawSubscriber raw = RawSubscriber.open(server.port(), "?eventType=opening.id", 0)) {
-            raw.awaitText(":ok\nid: " + before + "\n\n", 5_000);
-            openingId = Long.toString(before);
+            // In one piece (one chunk): a client never sees the comment without the resume point.
+            raw.awaitText(":ok\nretry: 1000\nid: " + before + "\nevent: eventhandler.open\ndata: {\"lastEventId\":"
+                    + before + "}\n\n", 5_000);
         }
         long missed = server.publish("opening.id", "while away");
-        try (SseStream stream = server.subscribe("?eventType=opening.id", "Last-Event-ID", openingId)) {
+        try (SseStream stream = server.subscribe("?eventType=opening.id", "Last-Event-ID", Long.toString(before))) {
             assertEquals(Long.toString(missed), stream.nextEvent(WAIT).id(), "resumed from the opening id");
+        }
+    }
+
+    @Test
+    void aResumedStreamOpensWithRetryAndNoId() throws Exception {
+        long before = server.publish("opening.resumed", "before");
+        try (RawSubscriber raw = RawSubscriber.open(server.port(), "?eventType=opening.resumed&lastEventId=" + before, 0)) {
+            raw.awaitText(":ok\nretry: 1000\n\n", 5_000);
+            long next = server.publish("opening.resumed", "next");
+            raw.awaitText("id: " + next + "\n", 5_000);
+            String body = raw.received().substring(raw.received().indexOf(":ok"));
+            assertTrue(!body.contains("eventhandler.open") && body.indexOf("id: ") == body.indexOf("id: " + next + "\n"),
+                    "no id before the first event: " + body);
         }
     }
 

@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.RawSubscriber;
+import eu.arrowhead.eventhandler.testing.RefusedStream;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestServer;
@@ -119,18 +121,92 @@ class ShutdownAndOverloadTest {
     }
 
     @Test
-    void subscriberLimitAnswers503() throws Exception {
-        try (TestServer server = TestServer.start("subscriber.max-count", "1");
-             RawSubscriber first = RawSubscriber.open(server.port(), "?eventType=a", 0)) {
-            first.awaitText(":ok", 5_000);
-            Reply refused = server.get("/eventhandler/events?eventType=a");
-            assertEquals(503, refused.statusCode());
-            assertTrue(refused.body().contains("subscriber.max-count"), refused.body());
+    void atTheSubscriberLimitAStreamIsRefusedForNowAndServedOnceAPlaceIsFree() throws Exception {
+        try (TestServer server = TestServer.start("subscriber.max-count", "1")) {
+            try (RawSubscriber first = RawSubscriber.open(server.port(), "?eventType=a", 0)) {
+                first.awaitText(":ok", 5_000);
+                ErrorMessage refused = RefusedStream.request(server.port(), "?eventType=a", 1000);
+                assertTrue(refused.errorMessage().contains("subscriber.max-count"), refused.errorMessage());
+            }
+            // The place comes back once the server has seen the first client go.
+            Await.until("a stream opens again", Duration.ofSeconds(10), () -> opens(server, "?eventType=a"));
         }
     }
 
     @Test
-    void topicLimitAnswers503() throws Exception {
+    void aRefusalCarriesTheConfiguredRetry() throws Exception {
+        try (TestServer server = TestServer.start("subscriber.max-count", "1", "sse.retry-millis", "2500");
+             RawSubscriber first = RawSubscriber.open(server.port(), "?eventType=a", 0)) {
+            first.awaitText(":ok\nretry: 2500\n", 5_000);
+            RefusedStream.request(server.port(), "?eventType=a", 2500);
+        }
+    }
+
+    @Test
+    void aSubscriptionThatWouldCreateATopicPastTheLimitIsRefusedForNow() throws Exception {
+        try (TestServer server = TestServer.start("topic.max-count", "1")) {
+            server.publish("one", "x");
+            ErrorMessage refused = RefusedStream.request(server.port(), "?eventType=two", 1000);
+            assertTrue(refused.errorMessage().contains("topic.max-count"), refused.errorMessage());
+            try (SseStream stream = server.subscribe("?eventType=ONE")) {
+                long id = server.publish("one", "y");
+                assertEquals(Long.toString(id), stream.nextEvent(Duration.ofSeconds(10)).id());
+            }
+        }
+    }
+
+    @Test
+    void aStreamAskedForDuringShutdownIsRefusedForNow() throws Exception {
+        TestServer server = TestServer.start("server.shutdown-grace-seconds", "10", "subscriber.queue-capacity", "100000",
+                "subscriber.send-buffer-bytes", "1024");
+        // A stalled stream holds the shutdown open; a connection made before it asks for a stream during it.
+        try (RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=held", 4096);
+             Socket keptAlive = new Socket("127.0.0.1", server.port())) {
+            stalled.awaitText(":ok", 5_000);
+            echo(keptAlive);
+            for (int i = 0; i < 3_000; i++) {
+                server.publish("held", "z".repeat(1024));
+            }
+            int port = server.port();
+            CompletableFuture<Boolean> stopping = CompletableFuture.supplyAsync(() -> server.server().shutdown());
+            Await.until("new connections are refused", Duration.ofSeconds(8), () -> refused(port));
+            ErrorMessage refusal = RefusedStream.check(keptAlive, "GET /eventhandler/events?eventType=late HTTP/1.1\r\n"
+                    + "Host: x\r\nConnection: close\r\n\r\n", 1000);
+            assertTrue(refusal.errorMessage().contains("shutting down"), refusal.errorMessage());
+            assertFalse(stopping.isDone(), "answered while the server was still stopping");
+            stalled.close();
+            stopping.get();
+        } finally {
+            server.close();
+        }
+    }
+
+    /** A request on a kept-alive connection, read to the end of its answer: the server holds the connection. */
+    private static void echo(Socket socket) throws java.io.IOException {
+        socket.getOutputStream().write("GET /eventhandler/echo HTTP/1.1\r\nHost: x\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        socket.setSoTimeout(10_000);
+        StringBuilder answer = new StringBuilder();
+        while (!answer.toString().endsWith("Got it!")) {
+            int b = socket.getInputStream().read();
+            if (b < 0) {
+                throw new AssertionError("the connection closed after: " + answer);
+            }
+            answer.append((char) b);
+        }
+    }
+
+    private static boolean opens(TestServer server, String query) {
+        try (RawSubscriber subscriber = RawSubscriber.open(server.port(), query, 0)) {
+            subscriber.awaitText("event: eventhandler.", 10_000);
+            return subscriber.received().contains("event: eventhandler.open\n");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void aPublishThatWouldCreateATopicPastTheLimitAnswers503() throws Exception {
         try (TestServer server = TestServer.start("topic.max-count", "2")) {
             server.publish("one", "x");
             server.publish("two", "x");
@@ -140,5 +216,4 @@ class ShutdownAndOverloadTest {
             assertEquals(200, server.post("/eventhandler/publish", "{\"eventType\":\"ONE\",\"payload\":\"x\"}").statusCode());
         }
     }
-
 }

@@ -35,7 +35,7 @@ final class SseFleetProtocol implements FleetProtocol {
             private void frame(SseFrame frame) {
                 if (frame.isComment()) {
                     live = true;
-                } else {
+                } else if (!frame.isNotice()) {
                     listener.accept(frame);
                 }
             }

@@ -10,4 +10,9 @@ record SseFrame(String id, String event, String data, String comment, long recei
     boolean isComment() {
         return comment != null;
     }
+
+    /** Whether it is one of the server's own notices (type {@code eventhandler.*}), not a published event. */
+    boolean isNotice() {
+        return event != null && event.startsWith("eventhandler.");
+    }
 }

@@ -6,8 +6,8 @@ import java.util.function.Consumer;
 
 /**
  * Splits an SSE body into frames as the SSE specification does: lines end with LF, CR or CRLF; a blank line
- * ends a frame; a line starting with ':' is a comment; {@code data} lines join with LF; unknown fields are
- * ignored. Bytes are pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
+ * ends a frame; a line starting with ':' is a comment, passed on at once as a frame of its own (comments
+ * belong to no frame); {@code data} lines join with LF; unknown fields are ignored. Bytes are pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
  */
 final class SseParser {
     private final Consumer<SseFrame> frames;
@@ -17,7 +17,6 @@ final class SseParser {
     private String id;
     private String event;
     private StringBuilder data;
-    private String comment;
 
     SseParser(Consumer<SseFrame> frames) {
         this.frames = frames;
@@ -47,7 +46,7 @@ final class SseParser {
         if (text.isEmpty()) {
             endFrame();
         } else if (text.charAt(0) == ':') {
-            comment = text.substring(1);
+            frames.accept(new SseFrame(null, null, null, text.substring(1), System.nanoTime()));
         } else {
             int colon = text.indexOf(':');
             String field = colon < 0 ? text : text.substring(0, colon);
@@ -64,14 +63,11 @@ final class SseParser {
     }
 
     private void endFrame() {
-        if (data != null || comment != null) {
-            long now = System.nanoTime();
-            frames.accept(data != null ? new SseFrame(id, event, data.toString(), null, now)
-                    : new SseFrame(null, null, null, comment, now));
+        if (data != null) {
+            frames.accept(new SseFrame(id, event, data.toString(), null, System.nanoTime()));
         }
         id = null;
         event = null;
         data = null;
-        comment = null;
     }
 }

@@ -84,7 +84,7 @@ final class SseReader implements PublishLoop.Subscription {
     private void frame(SseFrame frame) {
         if (frame.isComment()) {
             opened = true;
-        } else {
+        } else if (!frame.isNotice()) {
             events.accept(frame);
         }
     }

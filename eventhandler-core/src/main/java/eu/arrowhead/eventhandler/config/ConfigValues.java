@@ -91,6 +91,10 @@ final class ConfigValues {
         return Duration.ofSeconds(longInteger(key, min, 31_536_000));
     }
 
+    Duration millis(String key, long min, long max) {
+        return Duration.ofMillis(longInteger(key, min, max));
+    }
+
     boolean bool(String key) {
         String value = text(key);
         if (value.equalsIgnoreCase("true")) {

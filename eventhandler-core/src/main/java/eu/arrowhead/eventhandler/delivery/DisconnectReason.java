@@ -14,7 +14,11 @@ public enum DisconnectReason {
     SHUTDOWN,
     /** A page of the event log was sent; the client resumes for the next one. */
     REPLAY_PAGE,
-    /** The stream was refused with 503 before it started (the event store could not be read). */
+    /**
+     * The stream was refused for now before it started (shutting down, a topic limit, the event store
+     * unreadable or slower than live events): answered with the refusal stream, after which the client
+     * comes back.
+     */
     REFUSED;
 
     /** The metric label: the name in lower case. */

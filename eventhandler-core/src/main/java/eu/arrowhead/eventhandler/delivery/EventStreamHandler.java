@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.delivery;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.api.StreamOpening;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
@@ -16,6 +17,7 @@ import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Replay;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -49,6 +51,10 @@ import org.slf4j.LoggerFactory;
  * events and starts the stream with them. At most {@code store.replay-page-events} come from the store per
  * connection; a longer catch-up ends the stream after a page and the client resumes from there.
  *
+ * <p>A request that cannot be served now (a limit reached, shutting down, the event store unreadable or too
+ * busy for a resume) is answered with the {@link StreamRefusal}, a 200 stream that makes standard SSE clients
+ * come back after {@code sse.retry-millis}, never with a 503, which they take as final. Bad requests stay 4xx.
+ *
  * <p>In secure mode the caller subscribes as itself: {@link Authorizer#requireSubscribe} for each event
  * type. When the Authorization system names the publishers a subscriber may receive from, the stream
  * carries only theirs (the intersection with its own {@code source} filter, if any; 403 if that is empty);
@@ -59,7 +65,6 @@ import org.slf4j.LoggerFactory;
 public final class EventStreamHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/events";
     private static final Logger LOG = LoggerFactory.getLogger(EventStreamHandler.class);
-    private static final PublishedEvent OPENING_RESUMED = PublishedEvent.control(":ok\n\n");
     private static final String META_PREFIX = "meta.";
     private static final int MAX_NAME_LENGTH = 255;
 
@@ -72,15 +77,19 @@ public final class EventStreamHandler extends HttpHandler {
     private final EventJournal journal;
     private final Executor journalReaders;
     private final int journalPageEvents;
+    private final StreamRefusal refusal;
+    /** How a resumed stream opens: no id, so that a client cut off during the replay resumes where it got to. */
+    private final PublishedEvent openingResumed;
     private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
 
     /**
      * @param journalReaders runs the event store reads of resuming subscribers; a bounded pool whose
-     *                       rejection answers 503
+     *                       rejection refuses the stream for now
+     * @param retry          {@code sse.retry-millis}, announced at every stream's open and in refusals
      */
     public EventStreamHandler(Hub hub, Authorizer authorizer, StreamSupervisor supervisor, Executor writers,
                               int queueCapacity, int sendBufferBytes, EventJournal journal,
-                              Executor journalReaders, int journalPageEvents) {
+                              Executor journalReaders, int journalPageEvents, Duration retry) {
         this.hub = hub;
         this.authorizer = authorizer;
         this.supervisor = supervisor;
@@ -90,6 +99,8 @@ public final class EventStreamHandler extends HttpHandler {
         this.journal = journal;
         this.journalReaders = journalReaders;
         this.journalPageEvents = journalPageEvents;
+        this.refusal = new StreamRefusal(retry);
+        this.openingResumed = PublishedEvent.control(":ok\n" + refusal.retryField() + "\n");
     }
 
     @Override
@@ -104,7 +115,7 @@ public final class EventStreamHandler extends HttpHandler {
         } catch (RequestException e) {
             ErrorResponses.write(response, e.status(), e.exceptionType(), e.getMessage(), PATH, null);
         } catch (HubUnavailableException e) {
-            ErrorResponses.write(response, 503, "UNAVAILABLE", e.getMessage(), PATH, 1);
+            refusal.write(response, PATH, e.getMessage());
         }
     }
 
@@ -129,49 +140,58 @@ public final class EventStreamHandler extends HttpHandler {
                     + supervisor.maxStreams() + " subscribers (subscriber.max-count)");
         }
         SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, queueCapacity, sendBufferBytes, writers,
-                supervisor::closed);
-        Replay replay;
-        try {
-            replay = hub.subscribe(topicKeys, subscriber, afterId);
-        } catch (RuntimeException e) {
-            supervisor.release();
-            throw e;
-        }
+                supervisor::closed, refusal);
+        response.setStatus(200);
+        response.setContentType("text/event-stream");
+        response.setCharacterEncoding("UTF-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Accel-Buffering", "no");
+        // Suspended and known to the supervisor before it is registered: from then on a refusal (an overflow
+        // before the start, a shutdown) may come from another thread, and gives the place back in one way.
+        response.suspend();
         supervisor.opened(subscriber);
         try {
-            response.setStatus(200);
-            response.setContentType("text/event-stream");
-            response.setCharacterEncoding("UTF-8");
-            response.setHeader("Cache-Control", "no-cache");
-            response.setHeader("X-Accel-Buffering", "no");
-            response.suspend();
+            Replay replay;
+            try {
+                replay = hub.subscribe(topicKeys, subscriber, afterId);
+            } catch (HubUnavailableException e) {
+                subscriber.refuse(e.getMessage());
+                return;
+            }
             if (replay.needsJournal()) {
                 resumeFromJournal(subscriber, topicKeys, filter, replay);
             } else {
                 subscriber.start(opening(afterId, replay), gapNotice(replay.gap()), replay.events());
             }
         } catch (RuntimeException e) {
-            // Registered but never started: take it out of its topics and give its place back.
+            // Never started: take it out of its topics and give its place back.
             subscriber.close(DisconnectReason.WRITE_FAILED);
             throw e;
         }
     }
 
+    /**
+     * Refuses the resume at once when the store already knows that it cannot serve it (its database is down),
+     * rather than after a read that would wait for the database's timeout while live events pile up.
+     */
     private void resumeFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, SubscriberFilter filter,
                                    Replay replay) {
         try {
+            journal.requireReadable(replay.journalAfterId(), replay.journalUpToId());
             journalReaders.execute(() -> {
                 try {
                     startFromJournal(subscriber, topicKeys, filter, replay);
                 } catch (HubUnavailableException e) {
-                    subscriber.refuse(PATH, e.getMessage());
+                    subscriber.refuse(e.getMessage());
                 } catch (RuntimeException e) {
                     LOG.error("reading the event store for a resuming subscriber failed", e);
-                    subscriber.refuse(PATH, "the event store could not be read; resume again later");
+                    subscriber.refuse("the event store could not be read; resume again later");
                 }
             });
+        } catch (HubUnavailableException e) {
+            subscriber.refuse(e.getMessage());
         } catch (RejectedExecutionException e) {
-            subscriber.refuse(PATH, "too many subscribers are resuming from the event store at once;"
+            subscriber.refuse("too many subscribers are resuming from the event store at once;"
                     + " resume again later");
         }
     }
@@ -183,14 +203,14 @@ public final class EventStreamHandler extends HttpHandler {
                 journalPageEvents);
         PublishedEvent gap = gapNotice(page.missingUpTo() > afterId ? new ReplayGap(afterId, page.missingUpTo()) : null);
         if (!page.complete()) {
-            subscriber.startPage(OPENING_RESUMED, gap, page.events(),
+            subscriber.startPage(openingResumed, gap, page.events(),
                     PublishedEvent.control("id: " + page.lastReadId() + "\n\n"));
             return;
         }
         List<PublishedEvent> events = new ArrayList<>(page.events().size() + replay.events().size());
         events.addAll(page.events());
         events.addAll(replay.events());
-        subscriber.start(OPENING_RESUMED, gap, events);
+        subscriber.start(openingResumed, gap, events);
     }
 
     private static Set<String> topicKeys(String[] eventTypes) {
@@ -302,13 +322,18 @@ public final class EventStreamHandler extends HttpHandler {
     }
 
     /**
-     * A new stream opens with the id of the last event before it, an SSE frame without data that sets the
-     * client's last event id (a browser's EventSource too): a client that loses the connection before its
-     * first event then resumes from there instead of losing what was published in between. A resumed stream
-     * opens without one, so that a client cut off during the replay resumes where the replay got to.
+     * A new stream opens with the {@link StreamOpening} notice: the id of the last event before it, in a
+     * frame with data (which every mainstream client takes as its last event id) and a type of its own
+     * (which a browser's {@code onmessage} does not see). A client that loses the connection before its
+     * first event then resumes from there instead of losing what was published in between.
      */
-    private static PublishedEvent opening(OptionalLong afterId, Replay replay) {
-        return afterId.isPresent() ? OPENING_RESUMED : PublishedEvent.control(":ok\nid: " + replay.liveAfterId() + "\n\n");
+    private PublishedEvent opening(OptionalLong afterId, Replay replay) {
+        if (afterId.isPresent()) {
+            return openingResumed;
+        }
+        long id = replay.liveAfterId();
+        return PublishedEvent.control(":ok\n" + refusal.retryField() + "id: " + id + "\nevent: "
+                + StreamOpening.EVENT_TYPE + "\ndata: {\"lastEventId\":" + id + "}\n\n");
     }
 
     private static PublishedEvent gapNotice(ReplayGap gap) {

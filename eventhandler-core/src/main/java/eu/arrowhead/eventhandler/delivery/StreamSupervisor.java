@@ -49,11 +49,6 @@ public final class StreamSupervisor {
         return true;
     }
 
-    /** Gives back a place reserved for a stream that never opened. */
-    void release() {
-        reserved.decrementAndGet();
-    }
-
     int maxStreams() {
         return maxStreams;
     }

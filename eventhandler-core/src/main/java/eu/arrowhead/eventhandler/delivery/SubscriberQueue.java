@@ -1,6 +1,5 @@
 package eu.arrowhead.eventhandler.delivery;
 
-import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Subscriber;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -35,7 +34,9 @@ import org.glassfish.grizzly.memory.MemoryManager;
  *     write makes the write non-blocking); otherwise it parks a write handler and frees the thread. A
  *     stalled client therefore costs no thread, only its bounded queue.</li>
  * <li>A full queue means the subscriber has fallen behind: it is cut off at once, and resumes with
- *     {@code Last-Event-ID}, instead of slowing the topic or growing the heap.</li>
+ *     {@code Last-Event-ID}, instead of slowing the topic or growing the heap. Before the stream has
+ *     started (its replay is still being read from the event store) nothing has been written yet, so it is
+ *     answered with the {@link StreamRefusal} instead: a client must never be left without an answer.</li>
  * <li>Grizzly recycles a {@link Response} when its connection closes, so every use of the response happens
  *     under this object's monitor after checking {@code closed}, and closing takes the same monitor.</li>
  * </ul>
@@ -57,6 +58,7 @@ public final class SubscriberQueue implements Subscriber {
     private final ArrayBlockingQueue<PublishedEvent> queue;
     private final Executor writers;
     private final ClosedListener closedListener;
+    private final StreamRefusal refusal;
     private final AtomicBoolean scheduled = new AtomicBoolean();
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final CloseListener<Closeable, ICloseType> connectionClosed = (closeable, type) -> close(DisconnectReason.CLIENT_CLOSED);
@@ -75,6 +77,7 @@ public final class SubscriberQueue implements Subscriber {
     /** Frames sent before the queue: the opening comment, a gap notice, the replay. Writer thread only. */
     private List<PublishedEvent> preamble = List.of();
     private int preambleNext;
+    /** Set under the monitor: from then on frames may have been written, and a refusal is too late. */
     private volatile boolean started;
     private volatile boolean finishing;
     /** The stream carries one page of the event log and ends: live events are not wanted. */
@@ -84,7 +87,7 @@ public final class SubscriberQueue implements Subscriber {
     private volatile long lastWriteNanos = System.nanoTime();
 
     SubscriberQueue(Set<String> topicKeys, SubscriberFilter filter, Response response, int capacity,
-                    int sendBufferBytes, Executor writers, ClosedListener closedListener) {
+                    int sendBufferBytes, Executor writers, ClosedListener closedListener, StreamRefusal refusal) {
         this.topicKeys = Set.copyOf(topicKeys);
         this.filter = filter;
         this.response = response;
@@ -95,6 +98,7 @@ public final class SubscriberQueue implements Subscriber {
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.writers = writers;
         this.closedListener = closedListener;
+        this.refusal = refusal;
     }
 
     Set<String> topicKeys() {
@@ -114,7 +118,12 @@ public final class SubscriberQueue implements Subscriber {
         if (!queue.offer(event)) {
             event.dropped();
             // Not closed inline: we are inside the hub's broadcast loop, which closing would modify.
-            closeLater(DisconnectReason.SLOW);
+            if (started) {
+                closeLater(DisconnectReason.SLOW);
+            } else {
+                refuseLater("events arrived faster than the event store could replay the older ones for this"
+                        + " resume; resume again later");
+            }
             return;
         }
         PublisherWrites.Batch publishing = PublisherWrites.current();
@@ -127,7 +136,7 @@ public final class SubscriberQueue implements Subscriber {
 
     /**
      * Starts writing: the opening frames first, then the replay, then what {@link #offer} has queued
-     * since the subscriber was registered.
+     * since the subscriber was registered. Does nothing if the stream was refused or closed before.
      *
      * @param gapNotice sent after the opening, or {@code null}
      */
@@ -138,9 +147,14 @@ public final class SubscriberQueue implements Subscriber {
             frames.add(gapNotice);
         }
         frames.addAll(replay);
-        preamble = frames;
+        synchronized (this) {
+            if (closeRequested.get()) {
+                return;
+            }
+            preamble = frames;
+            started = true;
+        }
         connection.addCloseListener(connectionClosed);
-        started = true;
         schedule();
     }
 
@@ -159,17 +173,27 @@ public final class SubscriberQueue implements Subscriber {
     }
 
     /**
-     * Answers 503 instead of starting the stream (nothing has been written yet): the client retries later.
+     * Answers with the {@link StreamRefusal} instead of starting the stream: the client comes back later.
+     * Called instead of {@link #start}.
      */
-    void refuse(String origin, String message) {
-        closeRequested.set(true);
+    void refuse(String message) {
+        refuseBeforeStart(message);
+    }
+
+    /**
+     * The refusal, if the stream has not started: nothing has been written then.
+     *
+     * @return false if the stream had started or ended already, and nothing was done
+     */
+    private boolean refuseBeforeStart(String message) {
         synchronized (this) {
-            if (closed) {
-                return;
+            if (closed || started) {
+                return false;
             }
+            closeRequested.set(true);
             closed = true;
             try {
-                ErrorResponses.write(response, 503, "UNAVAILABLE", message, origin, 1);
+                refusal.write(response, EventStreamHandler.PATH, message);
                 response.resume();
             } catch (IOException | RuntimeException e) {
                 connection.terminateSilently();
@@ -177,6 +201,18 @@ public final class SubscriberQueue implements Subscriber {
         }
         queue.clear();
         closedListener.closed(this, DisconnectReason.REFUSED, 0);
+        return true;
+    }
+
+    /** {@link #refuseBeforeStart} off the hub's lock; a stream that started meanwhile is cut off as slow. */
+    private void refuseLater(String message) {
+        if (closeRequested.compareAndSet(false, true)) {
+            writers.execute(() -> {
+                if (!refuseBeforeStart(message)) {
+                    close(DisconnectReason.SLOW);
+                }
+            });
+        }
     }
 
     /** Queues a heartbeat comment if nothing has been written for {@code idleNanos}. */
@@ -196,8 +232,14 @@ public final class SubscriberQueue implements Subscriber {
         return queue.size();
     }
 
-    /** Writes what is queued, then ends the response cleanly; used at shutdown. */
+    /**
+     * Writes what is queued, then ends the response cleanly; used at shutdown. A stream still waiting for its
+     * replay is refused instead: the client resumes from another server, or this one once it is back.
+     */
     void finish() {
+        if (refuseBeforeStart("the Event Handler is shutting down; resume again later")) {
+            return;
+        }
         finishing = true;
         schedule();
     }

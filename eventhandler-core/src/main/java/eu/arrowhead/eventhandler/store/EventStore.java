@@ -412,6 +412,27 @@ public final class EventStore implements EventJournal, SubscriptionStore {
                 text);
     }
 
+    /**
+     * While the writer finds the database down, a read that needs the database (not only the buffer) would
+     * wait for {@code store.timeout-seconds} and fail.
+     */
+    @Override
+    public void requireReadable(long afterId, long upToId) {
+        if (up) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (Math.max(afterId, missingUpTo) >= Math.min(upToId, committedUpTo)) {
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        throw new HubUnavailableException("the event store cannot be read now (" + lastError
+                + "); resume again later");
+    }
+
     @Override
     public LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
         List<PublishedEvent> buffered = new ArrayList<>();

@@ -66,6 +66,15 @@ public interface EventJournal {
     boolean replays();
 
     /**
+     * Fails at once if a {@link #read} of ids in ({@code afterId}, {@code upToId}] is known to fail now (the
+     * database is down), so that a resume is refused without waiting for the database. Does not block.
+     *
+     * @throws HubUnavailableException if the log cannot be read now
+     */
+    default void requireReadable(long afterId, long upToId) {
+    }
+
+    /**
      * Reads logged events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first, at most
      * {@code maxEvents} of them before the filter. Blocks on the database: never call it on a selector thread.
      *

@@ -62,6 +62,11 @@ public final class RawSubscriber implements AutoCloseable {
         }
     }
 
+    /** What has arrived so far (by {@link #awaitText}), HTTP head and chunk sizes included. */
+    public String received() {
+        return received.toString();
+    }
+
     /**
      * Reads and discards until the server closes the connection.
      *

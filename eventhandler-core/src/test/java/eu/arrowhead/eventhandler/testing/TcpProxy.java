@@ -12,14 +12,17 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP forwarder on a loopback port that a test can cut and restore: how the tests take a real database
- * away from the server (an outage) and give it back, without stopping the database itself.
+ * A TCP forwarder on a loopback port that a test can cut, hang and restore: how the tests take a real
+ * database away from the server (an outage, or one that stops answering) and give it back, without stopping
+ * the database itself.
  */
 public final class TcpProxy implements AutoCloseable {
     private final int port;
     private final InetSocketAddress target;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket listener;
+    /** Guarded by {@code this}: while set, no byte passes and new connections are not forwarded. */
+    private boolean hung;
 
     public TcpProxy(String targetHost, int targetPort) {
         this.target = new InetSocketAddress(targetHost, targetPort);
@@ -33,6 +36,7 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Closes every forwarded connection and refuses new ones: the target seems down. */
     public void cut() {
+        flow();
         try {
             listener.close();
         } catch (IOException e) {
@@ -42,8 +46,20 @@ public final class TcpProxy implements AutoCloseable {
         sockets.clear();
     }
 
-    /** Accepts and forwards connections again, on the same port. */
+    /**
+     * Keeps every connection open but passes no more bytes, and accepts new connections without forwarding
+     * them: the target seems to hang.
+     */
+    public synchronized void hang() {
+        hung = true;
+    }
+
+    /** Accepts and forwards connections again, on the same port; after {@link #hang}, lets the bytes through. */
     public void restore() {
+        if (listener != null && !listener.isClosed()) {
+            flow();
+            return;
+        }
         try {
             ServerSocket socket = new ServerSocket();
             socket.setReuseAddress(true);
@@ -57,12 +73,32 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    private synchronized void flow() {
+        hung = false;
+        notifyAll();
+    }
+
+    private synchronized void awaitFlow() throws IOException {
+        try {
+            while (hung) {
+                wait();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while hung", e);
+        }
+    }
+
     private void accept(ServerSocket socket) {
         while (!socket.isClosed()) {
             try {
                 Socket client = socket.accept();
-                Socket server = new Socket();
                 sockets.add(client);
+                awaitFlow();
+                if (client.isClosed()) {
+                    continue;
+                }
+                Socket server = new Socket();
                 sockets.add(server);
                 try {
                     server.connect(target, 5_000);
@@ -84,6 +120,7 @@ public final class TcpProxy implements AutoCloseable {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0; ) {
+                    awaitFlow();
                     out.write(buffer, 0, n);
                     out.flush();
                 }

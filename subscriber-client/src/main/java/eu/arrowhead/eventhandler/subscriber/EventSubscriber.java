@@ -30,13 +30,14 @@ import org.slf4j.LoggerFactory;
  * <p><b>Exactly once, in order.</b> The listener receives each event once, in id order, across
  * reconnects: the subscription remembers the id of the last event it delivered, resumes after it with
  * {@code Last-Event-ID}, and skips any event it has already delivered. Only what the server no longer
- * holds can be missed, and then {@link SubscriptionListener#onReplayGap} says so. Until the first event
- * arrives there is no id to resume from: a subscription started without {@link Builder#startAfterId}
- * that loses its first connection before any event starts again with live events.
+ * holds can be missed, and then {@link SubscriptionListener#onReplayGap} says so. A new stream opens with
+ * the id where it starts, so a subscription started without {@link Builder#startAfterId} that loses its
+ * first connection before any event still resumes from there, and misses nothing published meanwhile.
  *
  * <p><b>Reconnects.</b> Every failure is retried: a refused or reset connection, a server that ends the
- * stream, a stream silent for longer than the read timeout, 5xx (at least as late as
- * {@code Retry-After} asks), 408 and 429. The wait starts at the minimum backoff and doubles with each
+ * stream, a stream silent for longer than the read timeout, 5xx and the server's notice that it cannot
+ * serve the stream now (reported as a 503; at least as late as its {@code retry} or {@code Retry-After}
+ * asks), 408 and 429. The wait starts at the minimum backoff and doubles with each
  * failure in a row up to the maximum, with random jitter; a connection that opened starts it again from
  * the minimum. Only another 4xx (an invalid subscription, or one not authorized) ends the subscription,
  * through {@link SubscriptionListener#onStopped}.
@@ -86,9 +87,11 @@ public final class EventSubscriber implements AutoCloseable {
     /**
      * Where the next connection resumes: the id of the last event handed to the listener (whether it
      * returned or threw), or a later one when the subscription skipped an event it could not read or the
-     * server announced its position with an SSE {@code id} field without data.
+     * server announced where a new stream starts (its {@code eventhandler.open} notice, or an SSE
+     * {@code id} field without data from an older server).
      *
-     * @return that id; before the first event, the {@link Builder#startAfterId} given, or empty if none.
+     * @return that id; before the first event, where the server said the stream starts, else the
+     *         {@link Builder#startAfterId} given, or empty if none.
      *         After the server's sequence started again it is the id the server resumed after (see
      *         {@link SubscriptionListener#onReplayGap}).
      */

@@ -8,14 +8,16 @@ import java.nio.charset.StandardCharsets;
 /**
  * Reads a {@code text/event-stream} as the WHATWG HTML specification's "event stream interpretation"
  * does: UTF-8 (invalid bytes become U+FFFD), one optional byte order mark, lines ended by CRLF, LF or CR,
- * {@code :} comments, the fields {@code event}, {@code data} (lines joined with LF) and {@code id}, an
- * event dispatched at a blank line and only if it had data, and an unfinished event at the end of the
- * stream discarded. {@code retry} and unknown fields are ignored.
+ * {@code :} comments, the fields {@code event}, {@code data} (lines joined with LF), {@code id} and
+ * {@code retry} (the stream's reconnection time, kept as {@link #retryMillis()}), an event dispatched at a
+ * blank line and only if it had data, and an unfinished event at the end of the stream discarded. Unknown
+ * fields are ignored.
  *
  * <p>Unlike a browser's EventSource it also returns comments, since the Event Handler opens every stream
  * with one ({@code :ok}), and a frame with an {@code id} but no data, which an EventSource does not
- * dispatch but takes as its new last event id. It reports only the {@code id} of the frame itself (the
- * subscription keeps track of the last id). Not thread-safe.
+ * dispatch but takes as its new last event id (how servers before {@code eventhandler.open} announced a new
+ * stream's position). It reports only the {@code id} of the frame itself (the subscription keeps track of
+ * the last id). Not thread-safe.
  */
 final class SseParser {
     /** A longer line, or more data in one event, means the stream is broken rather than that we need more memory. */
@@ -50,6 +52,7 @@ final class SseParser {
     private String id;
     private String event;
     private StringBuilder data;
+    private long retryMillis = -1;
 
     SseParser(InputStream in) {
         this.in = in;
@@ -102,10 +105,26 @@ final class SseParser {
                     id = value;
                 }
             }
+            case "retry" -> retry(value);
             default -> {
-                // retry, and fields this parser does not know: ignored, as the specification says
+                // fields this parser does not know: ignored, as the specification says
             }
         }
+    }
+
+    /** As the specification says: only ASCII digits set the reconnection time; anything else is ignored. */
+    private void retry(String value) {
+        if (!value.isEmpty() && value.length() <= 18 && value.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            retryMillis = Long.parseLong(value);
+        }
+    }
+
+    /**
+     * The reconnection time the stream has set with its latest valid {@code retry} field so far, in
+     * milliseconds; -1 if it has set none.
+     */
+    long retryMillis() {
+        return retryMillis;
     }
 
     /** The next line without its end, or null at the end of the stream (an unfinished line is dropped). */

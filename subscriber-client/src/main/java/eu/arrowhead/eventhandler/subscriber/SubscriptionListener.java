@@ -29,7 +29,8 @@ public interface SubscriptionListener {
      *                    {@link java.net.ConnectException} (refused), a {@link java.net.SocketTimeoutException}
      *                    (nothing, not even a heartbeat, arrived within the read timeout), an
      *                    {@link java.io.EOFException} (the server ended the stream), or a
-     *                    {@link SubscriptionRefusedException} (a 5xx, 408 or 429 answer)
+     *                    {@link SubscriptionRefusedException} (a 5xx, 408 or 429 answer, or the server's
+     *                    notice that it cannot serve the stream now, reported as 503)
      * @param reconnectIn how long the subscription waits before it connects again
      */
     default void onDisconnected(Throwable cause, Duration reconnectIn) {

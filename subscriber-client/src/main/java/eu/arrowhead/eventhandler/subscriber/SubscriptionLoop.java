@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.api.StreamOpening;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -50,7 +51,14 @@ import org.slf4j.LoggerFactory;
  * {@link #close()} or a permanent refusal.
  *
  * <p>{@code lastId} is what makes delivery exactly once and in order: it goes out as
- * {@code Last-Event-ID} on every connection, and an event with an id not above it is skipped.
+ * {@code Last-Event-ID} on every connection, and an event with an id not above it is skipped. A new stream
+ * opens with the server's {@code eventhandler.open} notice, whose id moves {@code lastId} to where the stream
+ * starts, so that a connection lost before the first event still resumes without loss.
+ *
+ * <p>A server that cannot serve the stream now answers with a 200 stream that holds only an
+ * {@code eventhandler.unavailable} notice (an Arrowhead ErrorMessage) and {@code retry:}, because a standard
+ * EventSource gives up on any other status; an older server answers 503. Both become a
+ * {@link SubscriptionRefusedException} with status 503, after which the loop connects again.
  *
  * <p>{@link #close()} may come from any thread at any moment: it sets a flag checked before every
  * listener call, wakes the backoff wait and cancels the request in flight, which closes its socket and so
@@ -263,6 +271,9 @@ final class SubscriptionLoop implements Runnable {
             InputStream body = eventStream(response);
             SseParser parser = new SseParser(body);
             for (SseParser.Frame frame = parser.next(); frame != null && !closed.get(); frame = parser.next()) {
+                if (ErrorMessage.UNAVAILABLE_EVENT_TYPE.equals(frame.event()) && frame.data() != null) {
+                    throw refusalNotice(frame.data(), parser.retryMillis(), response);
+                }
                 if (!connected) {
                     connected = true;
                     LOG.info("subscribed to {}{}", uri, after == NO_ID ? "" : ", resuming after event " + after);
@@ -314,6 +325,22 @@ final class SubscriptionLoop implements Runnable {
         return new SubscriptionRefusedException(response.getCode(), message, error, retryAfter(response));
     }
 
+    /**
+     * The server's notice that it cannot serve the stream now, as the 503 an older server would have sent.
+     * The stream's {@code retry} says how long to wait, else {@code Retry-After}.
+     */
+    private static SubscriptionRefusedException refusalNotice(String data, long retryMillis,
+                                                              ClassicHttpResponse response) {
+        ErrorMessage error = read(data, ErrorMessage.class);
+        if (error != null && error.errorMessage() == null) {
+            error = null;
+        }
+        String message = error != null ? error.errorMessage() : abbreviate(data);
+        Duration wait = retryMillis < 0 ? retryAfter(response)
+                : Duration.ofMillis(Math.min(retryMillis, TimeUnit.SECONDS.toMillis(MAX_RETRY_AFTER_SECONDS)));
+        return new SubscriptionRefusedException(503, message, error, wait);
+    }
+
     /** Retry-After in seconds or as an HTTP date; zero when missing or unreadable. */
     private static Duration retryAfter(ClassicHttpResponse response) {
         Header header = response.getFirstHeader(HttpHeaders.RETRY_AFTER);
@@ -333,8 +360,9 @@ final class SubscriptionLoop implements Runnable {
 
     private void dispatch(SseParser.Frame frame) {
         String type = frame.event();
-        if (frame.data() == null) {
-            // Only an id: the server tells us where this stream stands, so that a resume starts there.
+        if (frame.data() == null || type.equals(StreamOpening.EVENT_TYPE)) {
+            // The server tells us where this new stream starts, so that a resume starts there: with the
+            // opening notice, or (a server before it) with a frame that has only an id.
             skipTo(frame.id());
         } else if (type.equals(ReplayGap.EVENT_TYPE)) {
             replayGap(frame.data());

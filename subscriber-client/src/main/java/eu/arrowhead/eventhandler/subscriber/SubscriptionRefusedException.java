@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * The server answered a subscription request with an error status instead of an event stream.
+ * The server answered a subscription request with an error status instead of an event stream, or with a
+ * stream that only says it cannot be served now (an {@code eventhandler.unavailable} notice, reported as
+ * status 503).
  *
  * <p>Passed to {@link SubscriptionListener#onDisconnected} when the subscription will try again (5xx,
  * 408, 429) and to {@link SubscriptionListener#onStopped} when it will not (any other 4xx). The message
@@ -30,7 +32,7 @@ public final class SubscriptionRefusedException extends IOException {
     }
 
     /**
-     * The HTTP status code of the answer.
+     * The HTTP status code of the answer; 503 for a stream that said it cannot be served now.
      *
      * @return the status: anything but 200
      */
@@ -47,7 +49,7 @@ public final class SubscriptionRefusedException extends IOException {
         return Optional.ofNullable(errorMessage);
     }
 
-    /** How long the server asked us to wait ({@code Retry-After}); zero when it did not say. */
+    /** How long the server asked us to wait ({@code retry:} or {@code Retry-After}); zero when it did not say. */
     Duration retryAfter() {
         return retryAfter;
     }

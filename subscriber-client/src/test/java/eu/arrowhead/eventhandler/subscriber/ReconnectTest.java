@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.RawSubscriber;
 import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.TcpProxy;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.EOFException;
 import java.net.ConnectException;
@@ -176,7 +178,7 @@ class ReconnectTest {
     }
 
     @Test
-    void resumesFromAPositionTheServerAnnouncesWithAnIdWithoutData() throws Exception {
+    void resumesFromAPositionAnOlderServerAnnouncesWithAnIdWithoutData() throws Exception {
         try (RawHttpServer raw = RawHttpServer.start(n -> n == 0 ? RawHttpServer.endedEventStream(":ok\n\nid: 41\n\n")
                 : RawHttpServer.eventStream(":ok\n\n"))) {
             Recorder recorder = new Recorder();
@@ -192,7 +194,121 @@ class ReconnectTest {
     }
 
     @Test
-    void waitsAtLeastAsLongAsRetryAfterSaysOnA503() throws Exception {
+    void resumesFromWhereTheOpeningNoticeSaysTheStreamStarts() throws Exception {
+        String opening = ":ok\nretry: 1000\nid: 41\nevent: eventhandler.open\ndata: {\"lastEventId\":41}\n\n";
+        try (RawHttpServer raw = RawHttpServer.start(n -> n == 0 ? RawHttpServer.endedEventStream(opening)
+                : RawHttpServer.eventStream(":ok\nretry: 1000\n\n"))) {
+            Recorder recorder = new Recorder();
+            try (EventSubscriber subscriber = recorder.builder(raw.baseUri()).subscribe()) {
+                Await.until("a second request", Recorder.DEADLINE, () -> raw.requests().size() >= 2);
+
+                assertTrue(raw.requests().get(1).contains("\r\nLast-Event-ID: 41\r\n"), raw.requests().get(1));
+                assertEquals(41, subscriber.lastEventId().orElseThrow());
+                assertEquals(List.of(), recorder.events, "the notice is not an event");
+                assertInstanceOf(EOFException.class, recorder.disconnects.get(0));
+            }
+        }
+    }
+
+    @Test
+    void aRefusalStreamIsA503ThatIsRetriedAfterItsRetryField() throws Exception {
+        String json = "{\"errorMessage\":\"the Event Handler already serves its maximum of 1 subscribers"
+                + " (subscriber.max-count)\",\"errorCode\":503,\"exceptionType\":\"UNAVAILABLE\","
+                + "\"origin\":\"/eventhandler/events\"}";
+        String refusal = RawHttpServer.endedEventStream("retry: 1500\nevent: eventhandler.unavailable\ndata: " + json + "\n\n");
+        try (RawHttpServer raw = RawHttpServer.start(n -> n == 0 ? refusal : RawHttpServer.eventStream(":ok\n\n"))) {
+            Recorder recorder = new Recorder();
+            try (EventSubscriber subscriber = recorder.builder(raw.baseUri()).subscribe()) {
+                recorder.awaitConnects(1);
+
+                assertEquals(1, recorder.connects.get(), "a refusal is not a connection");
+                long waited = raw.acceptedNanos(1) - raw.acceptedNanos(0);
+                assertTrue(waited >= TimeUnit.MILLISECONDS.toNanos(1500), "reconnected after " + waited / 1_000_000 + " ms");
+                SubscriptionRefusedException refused = assertInstanceOf(SubscriptionRefusedException.class,
+                        recorder.disconnects.get(0));
+                assertEquals(503, refused.statusCode());
+                assertEquals("HTTP 503: the Event Handler already serves its maximum of 1 subscribers"
+                        + " (subscriber.max-count)", refused.getMessage());
+                assertEquals("UNAVAILABLE", refused.errorMessage().orElseThrow().exceptionType());
+                assertEquals(Duration.ofMillis(1500), recorder.reconnectDelays.get(0));
+                assertEquals(List.of(), recorder.stopCauses);
+                assertTrue(subscriber.isConnected());
+            }
+        }
+    }
+
+    @Test
+    void aRefusalStreamWithoutRetryWaitsForRetryAfter() throws Exception {
+        String refusal = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+                + "event: eventhandler.unavailable\ndata: not an ErrorMessage\n\n";
+        try (RawHttpServer raw = RawHttpServer.start(n -> n == 0 ? refusal : RawHttpServer.eventStream(":ok\n\n"))) {
+            Recorder recorder = new Recorder();
+            try (EventSubscriber subscriber = recorder.builder(raw.baseUri()).subscribe()) {
+                recorder.awaitConnects(1);
+
+                SubscriptionRefusedException refused = assertInstanceOf(SubscriptionRefusedException.class,
+                        recorder.disconnects.get(0));
+                assertEquals("HTTP 503: not an ErrorMessage", refused.getMessage());
+                assertEquals(Duration.ofSeconds(1), recorder.reconnectDelays.get(0));
+            }
+        }
+    }
+
+    @Test
+    void atTheServersSubscriberLimitItComesBackAndReceivesEventsOnceAPlaceIsFree() throws Exception {
+        try (TestServer server = TestServer.start("subscriber.max-count", "1", "sse.retry-millis", "200")) {
+            Recorder recorder = new Recorder();
+            try (RawSubscriber holder = RawSubscriber.open(server.port(), "?eventType=other", 0)) {
+                holder.awaitText(":ok", 5_000);
+                try (EventSubscriber subscriber = recorder.builder(server.server().baseUri()).subscribe()) {
+                    recorder.awaitDisconnects(2);
+                    SubscriptionRefusedException refused = assertInstanceOf(SubscriptionRefusedException.class,
+                            recorder.disconnects.get(0));
+                    assertEquals(503, refused.statusCode());
+                    assertTrue(refused.getMessage().contains("subscriber.max-count"), refused.getMessage());
+                    assertTrue(recorder.reconnectDelays.get(0).compareTo(Duration.ofMillis(200)) >= 0);
+                    assertEquals(0, recorder.connects.get());
+
+                    holder.close();
+                    recorder.awaitConnects(1);
+                    long id = server.publish("temperature", "after");
+                    recorder.awaitEvents(1);
+                    assertEquals(List.of(id), recorder.ids());
+                    assertEquals(List.of(), recorder.stopCauses);
+                }
+            }
+        }
+    }
+
+    @Test
+    void aConnectionCutBeforeTheFirstEventResumesWithoutLoss() throws Exception {
+        try (TestServer server = TestServer.start();
+             TcpProxy proxy = new TcpProxy("127.0.0.1", server.port())) {
+            for (int i = 0; i < 5; i++) {
+                server.publish("temperature", "before-" + i);
+            }
+            Recorder recorder = new Recorder();
+            try (EventSubscriber subscriber = recorder.builder(java.net.URI.create("http://127.0.0.1:" + proxy.port()))
+                    .subscribe()) {
+                recorder.awaitConnects(1);
+                assertEquals(5, subscriber.lastEventId().orElseThrow(), "the opening notice's resume point");
+                proxy.cut();
+                recorder.awaitDisconnects(2);
+                // Published while the subscriber cannot reach the server, before it has seen any event.
+                List<Long> missed = new ArrayList<>();
+                for (int i = 0; i < 100; i++) {
+                    missed.add(server.publish("temperature", "missed-" + i));
+                }
+                proxy.restore();
+                recorder.awaitEvents(100);
+                assertEquals(missed, recorder.ids());
+                assertEquals(List.of(), recorder.gaps);
+            }
+        }
+    }
+
+    @Test
+    void waitsAtLeastAsLongAsRetryAfterSaysOnA503FromAnOlderServer() throws Exception {
         String busy = RawHttpServer.error(503, "Service Unavailable", "{\"errorMessage\":\"the Event Handler already"
                 + " serves its maximum of 1 subscribers\",\"errorCode\":503,\"exceptionType\":\"UNAVAILABLE\"}",
                 "Retry-After: 1");

@@ -55,9 +55,24 @@ class SseParserTest {
 
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
-    void ignoresRetryUnknownFieldsAndIdsWithNul(boolean trickle) throws IOException {
+    void ignoresUnknownFieldsAndIdsWithNul(boolean trickle) throws IOException {
         assertEquals(List.of(event("7", "message", "x")),
                 parse("retry: 1000\nfoo: bar\nid: 7\nid: 8\u0000\ndata: x\n\n", trickle));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void keepsTheLastRetryMadeOfDigitsOnly(boolean trickle) throws IOException {
+        assertEquals(-1, parser("data: x\n\n", trickle).retryMillis());
+        assertEquals(1500, parser("retry: 1500\nretry: 2x\nretry:\nretry: -1\n\n", trickle).retryMillis());
+        assertEquals(250, parser(":ok\nretry: 1000\n\nretry:250\nevent: a\ndata: x\n\n", trickle).retryMillis());
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void readsTheServersOpeningAsACommentThenANotice(boolean trickle) throws IOException {
+        assertEquals(List.of(Frame.comment("ok"), event("12", "eventhandler.open", "{\"lastEventId\":12}")),
+                parse(":ok\nretry: 1000\nid: 12\nevent: eventhandler.open\ndata: {\"lastEventId\":12}\n\n", trickle));
     }
 
     @ParameterizedTest
@@ -70,9 +85,27 @@ class SseParserTest {
         return new Frame(id, type, data, null);
     }
 
+    /** A parser that has read the whole stream. */
+    private static SseParser parser(String stream, boolean trickle) throws IOException {
+        SseParser parser = new SseParser(input(stream, trickle));
+        while (parser.next() != null) {
+            // read to the end
+        }
+        return parser;
+    }
+
     private static List<Frame> parse(String stream, boolean trickle) throws IOException {
+        SseParser parser = new SseParser(input(stream, trickle));
+        List<Frame> frames = new ArrayList<>();
+        for (Frame frame = parser.next(); frame != null; frame = parser.next()) {
+            frames.add(frame);
+        }
+        return frames;
+    }
+
+    private static InputStream input(String stream, boolean trickle) {
         ByteArrayInputStream bytes = new ByteArrayInputStream(stream.getBytes(StandardCharsets.UTF_8));
-        InputStream in = !trickle ? bytes : new InputStream() {
+        return !trickle ? bytes : new InputStream() {
             @Override
             public int read() {
                 return bytes.read();
@@ -83,11 +116,5 @@ class SseParserTest {
                 return length == 0 ? 0 : bytes.read(buffer, offset, 1);
             }
         };
-        SseParser parser = new SseParser(in);
-        List<Frame> frames = new ArrayList<>();
-        for (Frame frame = parser.next(); frame != null; frame = parser.next()) {
-            frames.add(frame);
-        }
-        return frames;
     }
 }

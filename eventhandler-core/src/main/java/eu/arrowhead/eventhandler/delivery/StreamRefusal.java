@@ -1,0 +1,48 @@
+package eu.arrowhead.eventhandler.delivery;
+
+import eu.arrowhead.eventhandler.api.ErrorMessage;
+import eu.arrowhead.eventhandler.http.JsonMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.glassfish.grizzly.http.server.Response;
+
+/**
+ * The answer to a stream request that cannot be served now (a limit reached, shutting down, the event store
+ * unreadable or busy): a {@code 200} event stream that carries only {@code retry:} and an
+ * {@value ErrorMessage#UNAVAILABLE_EVENT_TYPE} notice with the {@link ErrorMessage}, and then ends.
+ *
+ * <p>Why not a 503: by the SSE standard an EventSource (a browser's, the npm package) fails for good on any
+ * status but 200, so a subscriber refused for a moment would never come back. A stream that ends is, to
+ * them, a lost connection: they reconnect after {@code retry}. Our subscriber client and curl read the
+ * notice, and {@code Retry-After} is there for clients that look at headers.
+ */
+final class StreamRefusal {
+    private final String retryField;
+    private final String retryAfterSeconds;
+
+    /** @param retry {@code sse.retry-millis}: how long a client waits before it reconnects */
+    StreamRefusal(Duration retry) {
+        this.retryField = "retry: " + retry.toMillis() + "\n";
+        this.retryAfterSeconds = Long.toString(Math.max(1, (retry.toMillis() + 999) / 1000));
+    }
+
+    /** The {@code retry} field line, which every stream carries at its open. */
+    String retryField() {
+        return retryField;
+    }
+
+    /** Writes the refusal to a response that has not been committed; it ends when the response completes. */
+    void write(Response response, String origin, String message) throws IOException {
+        ErrorMessage error = new ErrorMessage(message, 503, "UNAVAILABLE", origin);
+        byte[] body = (retryField + "event: " + ErrorMessage.UNAVAILABLE_EVENT_TYPE + "\ndata: "
+                + JsonMapper.get().writeValueAsString(error) + "\n\n").getBytes(StandardCharsets.UTF_8);
+        response.setStatus(200);
+        response.setContentType("text/event-stream");
+        response.setCharacterEncoding("UTF-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("Retry-After", retryAfterSeconds);
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+    }
+}
