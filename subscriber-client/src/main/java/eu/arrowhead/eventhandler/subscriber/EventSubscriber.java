@@ -156,6 +156,7 @@ public final class EventSubscriber implements AutoCloseable {
         List<String> eventTypes = List.of();
         List<String> sources = List.of();
         final Map<String, String> metaData = new LinkedHashMap<>();
+        String subscriberSystem;
         EventListener listener;
         SubscriptionListener subscriptionListener;
         Duration minBackoff = Duration.ofMillis(100);
@@ -225,6 +226,24 @@ public final class EventSubscriber implements AutoCloseable {
                 checked.add(name);
             }
             this.sources = List.copyOf(checked);
+            return this;
+        }
+
+        /**
+         * The name of the system that subscribes, sent as the {@code subscriber} parameter. The server
+         * needs it when it asks the Arrowhead Authorization system which publishers a subscriber may hear
+         * from ({@code security.authorization.enabled}) without TLS; in secure mode it must be the name in
+         * this system's certificate, and may be left out. By default none is sent.
+         *
+         * @param systemName the subscribing system's name, not blank
+         * @return this builder
+         * @throws IllegalArgumentException if the name is null or blank
+         */
+        public Builder subscriberSystem(String systemName) {
+            if (systemName == null || systemName.isBlank()) {
+                throw new IllegalArgumentException("the subscriber system's name may not be null or blank");
+            }
+            this.subscriberSystem = systemName;
             return this;
         }
 

@@ -97,7 +97,8 @@ final class SubscriptionLoop implements Runnable {
     private volatile long lastId;
 
     SubscriptionLoop(EventSubscriber.Builder settings) {
-        this.uri = eventsUri(settings.baseUri, settings.eventTypes, settings.sources, settings.metaData);
+        this.uri = eventsUri(settings.baseUri, settings.eventTypes, settings.sources, settings.metaData,
+                settings.subscriberSystem);
         this.listener = settings.listener;
         this.logListenerErrors = settings.subscriptionListener == null;
         this.subscriptionListener = logListenerErrors ? new SubscriptionListener() { } : settings.subscriptionListener;
@@ -107,12 +108,21 @@ final class SubscriptionLoop implements Runnable {
         this.client = httpClient(settings.connectTimeout, settings.readTimeout, settings.sslContext);
     }
 
-    /** {@code baseUri/eventhandler/events?eventType=...&source=...&meta.KEY=VALUE}, every part URL-encoded. */
-    static URI eventsUri(URI baseUri, List<String> eventTypes, List<String> sources, Map<String, String> metaData) {
+    /**
+     * {@code baseUri/eventhandler/events?eventType=...&source=...&meta.KEY=VALUE&subscriber=NAME}, every part
+     * URL-encoded.
+     *
+     * @param subscriberSystem {@code null} for none
+     */
+    static URI eventsUri(URI baseUri, List<String> eventTypes, List<String> sources, Map<String, String> metaData,
+                         String subscriberSystem) {
         StringJoiner query = new StringJoiner("&");
         eventTypes.forEach(type -> query.add("eventType=" + encode(type)));
         sources.forEach(source -> query.add("source=" + encode(source)));
         metaData.forEach((key, value) -> query.add("meta." + encode(key) + "=" + encode(value)));
+        if (subscriberSystem != null) {
+            query.add("subscriber=" + encode(subscriberSystem));
+        }
         String base = baseUri.toString();
         return URI.create(base + (base.endsWith("/") ? "" : "/") + "eventhandler/events?" + query);
     }

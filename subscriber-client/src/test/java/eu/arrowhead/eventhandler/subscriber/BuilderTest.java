@@ -33,6 +33,7 @@ class BuilderTest {
         assertThrows(IllegalArgumentException.class, () -> builder.sources("sensor-1", " "));
         assertThrows(IllegalArgumentException.class, () -> builder.metaData("", "celsius"));
         assertThrows(IllegalArgumentException.class, () -> builder.metaData("unit", null));
+        assertThrows(IllegalArgumentException.class, () -> builder.subscriberSystem(" "));
         Duration second = Duration.ofSeconds(1);
         assertThrows(IllegalArgumentException.class, () -> builder.reconnectBackoff(Duration.ZERO, second));
         assertThrows(IllegalArgumentException.class, () -> builder.reconnectBackoff(second.multipliedBy(2), second));
@@ -64,13 +65,13 @@ class BuilderTest {
         meta.put("unit", "°C");
         meta.put("a b", "x+y&z=1");
         assertEquals(URI.create("http://h:1/eventhandler/events?eventType=temperature&eventType=plant%2F1"
-                        + "&source=sensor%201&meta.unit=%C2%B0C&meta.a%20b=x%2By%26z%3D1"),
+                        + "&source=sensor%201&meta.unit=%C2%B0C&meta.a%20b=x%2By%26z%3D1&subscriber=display%201"),
                 SubscriptionLoop.eventsUri(URI.create("http://h:1"), List.of("temperature", "plant/1"),
-                        List.of("sensor 1"), meta));
+                        List.of("sensor 1"), meta, "display 1"));
         assertEquals(URI.create("https://gw/eh/eventhandler/events?eventType=a"),
-                SubscriptionLoop.eventsUri(URI.create("https://gw/eh/"), List.of("a"), List.of(), Map.of()));
+                SubscriptionLoop.eventsUri(URI.create("https://gw/eh/"), List.of("a"), List.of(), Map.of(), null));
         assertEquals(URI.create("https://gw/eh/eventhandler/events?eventType=a"),
-                SubscriptionLoop.eventsUri(URI.create("https://gw/eh"), List.of("a"), List.of(), Map.of()));
+                SubscriptionLoop.eventsUri(URI.create("https://gw/eh"), List.of("a"), List.of(), Map.of(), null));
     }
 
     private static void assertRefused(String message, Executable call) {
