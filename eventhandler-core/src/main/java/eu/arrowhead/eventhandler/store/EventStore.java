@@ -181,11 +181,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
                 if (durable || up) {
                     throw behind();
                 }
-                if (!makeRoom(count, bytes)) {
-                    appendedUpTo = firstId + count - 1;
-                    forget(firstId, appendedUpTo);
-                    return COMMITTED;
-                }
+                makeRoom(count, bytes);
             }
             appendedUpTo = firstId + count - 1;
             CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
@@ -216,16 +212,16 @@ public final class EventStore implements EventJournal, SubscriptionStore {
                 + " events wait to be written (store.buffer-events, store.buffer-bytes); publish again shortly");
     }
 
-    /** Called under the lock while the database is down: drops the oldest events not being written. */
-    private boolean makeRoom(int count, long bytes) {
-        while (!buffer.fits(count, bytes)) {
-            WriteBuffer.Entry oldest = buffer.dropOldest();
-            if (oldest == null) {
-                return false;
-            }
+    /**
+     * Called under the lock while the database is down: drops the oldest events until the publish fits. While
+     * it is down the writer holds no batch (it only probes), so every buffered event can be dropped, and an
+     * empty buffer takes any publish.
+     */
+    private void makeRoom(int count, long bytes) {
+        WriteBuffer.Entry oldest;
+        while (!buffer.fits(count, bytes) && (oldest = buffer.dropOldest()) != null) {
             forget(oldest.firstId(), oldest.lastId());
         }
-        return true;
     }
 
     private void forget(long firstId, long lastId) {
