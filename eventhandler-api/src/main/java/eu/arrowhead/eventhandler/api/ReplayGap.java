@@ -2,7 +2,8 @@ package eu.arrowhead.eventhandler.api;
 
 /**
  * Sent as the {@code data} of an SSE frame of type {@value #EVENT_TYPE} (with no {@code id}) when a
- * subscriber asks to resume from a point the broker no longer holds.
+ * subscriber's resume crosses ids the broker no longer holds: one frame per hole, where the hole lies among
+ * the replayed events.
  *
  * <p>Events of the subscribed types with ids in ({@code requestedAfterId}, {@code resumedAfterId}] may be
  * missing; the stream goes on with the events after {@code resumedAfterId}. When {@code resumedAfterId} is

@@ -95,6 +95,24 @@ final class ConfigValues {
         return Duration.ofMillis(longInteger(key, min, max));
     }
 
+    /**
+     * A number of bytes the heap must hold: 0 derives it as 1/{@code defaultShare} of the JVM's maximum heap;
+     * more than 1/{@code maxShare} of it cannot hold and stops the start.
+     */
+    long heapBytes(String key, int defaultShare, int maxShare) {
+        long value = longInteger(key, 0, Long.MAX_VALUE);
+        long heap = Runtime.getRuntime().maxMemory();
+        if (value == 0) {
+            return heap / defaultShare;
+        }
+        if (value > heap / maxShare) {
+            throw new ConfigException("configuration key '" + key + "' has the value '" + value + "'; that is more"
+                    + " than 1/" + maxShare + " of the JVM's maximum heap (" + heap + " bytes, -Xmx), which it"
+                    + " could not hold: lower it, or 0 for 1/" + defaultShare + " of the heap, or give the JVM more heap");
+        }
+        return value;
+    }
+
     boolean bool(String key) {
         String value = text(key);
         if (value.equalsIgnoreCase("true")) {

@@ -46,6 +46,7 @@ public record EventHandlerConfig(
         Duration storeTimeout,
         int storeBatchEvents,
         int storeBufferEvents,
+        long storeBufferBytes,
         Duration storeSyncTimeout,
         Duration storeRetentionAge,
         long storeRetentionEvents,
@@ -105,6 +106,7 @@ public record EventHandlerConfig(
                 v.seconds("store.timeout-seconds", 1),
                 v.integer("store.batch-events", 1, 100_000),
                 v.integer("store.buffer-events", 1, 100_000_000),
+                v.heapBytes("store.buffer-bytes", 8, 2),
                 v.seconds("store.sync-timeout-seconds", 1),
                 v.seconds("store.retention-seconds", 0),
                 v.longInteger("store.retention-events", 0, Long.MAX_VALUE),
@@ -116,6 +118,7 @@ public record EventHandlerConfig(
                 ServiceRegistryConfig.from(v),
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
+        config.requireOnePublishFitsTheStoreBuffer();
         IneffectiveSettings.refuse(config, changedFromDefaults(raw));
         return config;
     }
@@ -129,6 +132,26 @@ public record EventHandlerConfig(
             }
         });
         return changed;
+    }
+
+    /**
+     * The store's buffer takes a publish whole or refuses it: one smaller than the largest publish could never
+     * take it, and its bound on what a crash loses (store.buffer-events) would not hold.
+     */
+    private void requireOnePublishFitsTheStoreBuffer() {
+        if (storeMode == StoreMode.OFF) {
+            return;
+        }
+        if (storeBufferEvents < maxBatchEvents) {
+            throw new ConfigException("configuration key 'store.buffer-events' is " + storeBufferEvents
+                    + ", less than publish.max-batch-events (" + maxBatchEvents + "): the event store's buffer must"
+                    + " hold the largest batch");
+        }
+        if (storeBufferBytes < maxRequestBytes) {
+            throw new ConfigException("configuration key 'store.buffer-bytes' is " + storeBufferBytes
+                    + ", less than publish.max-request-bytes (" + maxRequestBytes + "): the event store's buffer"
+                    + " must hold the largest publish");
+        }
     }
 
     /** The effective configuration as {@code key=value} lines, values of secret keys masked, for the log. */

@@ -19,7 +19,7 @@ final class IneffectiveSettings {
             "arrowhead.service-registry.retry-seconds", "arrowhead.service-registry.timeout-seconds",
             "arrowhead.system-name", "arrowhead.system-address");
     private static final List<String> STORE_KEYS = List.of("store.url", "store.user", "store.password",
-            "store.pool-size", "store.timeout-seconds", "store.batch-events", "store.buffer-events",
+            "store.pool-size", "store.timeout-seconds", "store.batch-events", "store.buffer-events", "store.buffer-bytes",
             "store.sync-timeout-seconds", "store.retention-seconds", "store.retention-events",
             "store.retention-check-seconds", "store.replay-page-events", "store.query-max-events");
     private static final List<String> RETRY_KEYS = List.of("push.retry-initial-millis", "push.retry-max-millis");

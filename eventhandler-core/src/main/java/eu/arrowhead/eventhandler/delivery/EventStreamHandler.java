@@ -198,19 +198,33 @@ public final class EventStreamHandler extends HttpHandler {
 
     private void startFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, SubscriberFilter filter,
                                   Replay replay) {
-        long afterId = replay.journalAfterId();
-        EventJournal.LogPage page = journal.read(afterId, replay.journalUpToId(), topicKeys, filter,
+        EventJournal.LogPage page = journal.read(replay.journalAfterId(), replay.journalUpToId(), topicKeys, filter,
                 journalPageEvents);
-        PublishedEvent gap = gapNotice(page.missingUpTo() > afterId ? new ReplayGap(afterId, page.missingUpTo()) : null);
+        List<PublishedEvent> frames = withGapNotices(page.events(), page.gaps());
         if (!page.complete()) {
-            subscriber.startPage(openingResumed, gap, page.events(),
+            subscriber.startPage(openingResumed, null, frames,
                     PublishedEvent.control("id: " + page.lastReadId() + "\n\n"));
             return;
         }
-        List<PublishedEvent> events = new ArrayList<>(page.events().size() + replay.events().size());
-        events.addAll(page.events());
-        events.addAll(replay.events());
-        subscriber.start(openingResumed, gap, events);
+        frames.addAll(replay.events());
+        subscriber.start(openingResumed, null, frames);
+    }
+
+    /**
+     * The events with a replay-gap notice for each hole where it lies: after the events before it, before the
+     * events after it, so that a client knows exactly which of its events the hole may have held.
+     */
+    private static List<PublishedEvent> withGapNotices(List<PublishedEvent> events, List<ReplayGap> gaps) {
+        List<PublishedEvent> frames = new ArrayList<>(events.size() + gaps.size());
+        int next = 0;
+        for (ReplayGap gap : gaps) {
+            while (next < events.size() && events.get(next).id() <= gap.requestedAfterId()) {
+                frames.add(events.get(next++));
+            }
+            frames.add(gapNotice(gap));
+        }
+        frames.addAll(events.subList(next, events.size()));
+        return frames;
     }
 
     private static Set<String> topicKeys(String[] eventTypes) {

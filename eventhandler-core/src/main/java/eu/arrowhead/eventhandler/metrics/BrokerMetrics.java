@@ -98,12 +98,20 @@ public final class BrokerMetrics {
                             status.isUp() ? 1 : 0),
                     gauge("eventhandler_store_buffered_events", "Events accepted but not yet written to the"
                             + " event store", status.bufferedEvents()),
+                    gauge("eventhandler_store_buffered_bytes", "Heap held by the events accepted but not yet"
+                            + " written (estimated; bounded by store.buffer-bytes)", status.bufferedBytes()),
                     gauge("eventhandler_store_last_logged_id", "Id of the last event written to the event store",
                             status.lastLoggedId()),
                     counter("eventhandler_store_written_events", "Events written to the event store",
                             status.writtenEvents()),
                     counter("eventhandler_store_dropped_events", "Events dropped from the event store because"
                             + " its buffer was full while the database was down", status.droppedEvents()),
+                    counter("eventhandler_store_refused_publishes", "Publishes refused with 503 because the event"
+                            + " store's writer was behind (its buffer full while the database worked)",
+                            status.refusedPublishes()),
+                    gauge("eventhandler_store_missing_ranges", "Ranges of ids the event log does not hold (dropped"
+                            + " while the database was down, or lost in a crash); resumes across one are told",
+                            status.missingRanges()),
                     counter("eventhandler_store_failed_transactions", "Event store write transactions that failed"
                             + " (and were retried)", status.failedTransactions()));
         });

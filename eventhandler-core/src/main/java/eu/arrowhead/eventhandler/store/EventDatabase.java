@@ -45,9 +45,11 @@ final class EventDatabase implements AutoCloseable {
      *
      * @param lastId      the last id given out, as far as the log knows
      * @param cleanStop   the last id at the last clean stop; equal to {@code lastId} if the last run stopped cleanly
-     * @param missingUpTo events with ids up to this are no longer in the log (retention, or dropped)
+     * @param lagBound    how many ids the last run could give out beyond its last commit
+     * @param deletedUpTo retention deleted every event up to this id
+     * @param missing     the ranges of ids above it the log does not hold
      */
-    record State(long lastId, long cleanStop, long missingUpTo) {
+    record State(long lastId, long cleanStop, long lagBound, long deletedUpTo, List<MissingRanges.Range> missing) {
     }
 
     /** Opens the pool, brings the schema up to date and starts Hibernate. */
@@ -79,9 +81,11 @@ final class EventDatabase implements AutoCloseable {
         try {
             SchemaMigrations.migrate(dataSource, h2 ? "h2" : "mysql");
             if (h2) {
-                // H2 writes commits to its file in the background, half a second later by default; in sync
-                // mode a 200 promises the event survives a crash of the process, so commits are written at once.
-                execute(dataSource, "SET WRITE_DELAY " + (config.storeMode() == EventHandlerConfig.StoreMode.SYNC ? 0 : 500));
+                // H2 writes commits to its file in the background, half a second later by default. Written at
+                // once instead: in sync mode a 200 promises the event survives a crash of the process, and in
+                // async mode what a crash loses must stay within store.buffer-events, which half a second of a
+                // fast publisher would exceed. (The writer's transactions are batches, so this costs little.)
+                execute(dataSource, "SET WRITE_DELAY 0");
             }
             return new EventDatabase(dataSource, sessionFactory(dataSource, h2));
         } catch (SQLException | RuntimeException e) {
@@ -107,6 +111,7 @@ final class EventDatabase implements AutoCloseable {
                     .addAnnotatedClass(EventRecord.class)
                     .addAnnotatedClass(StateRecord.class)
                     .addAnnotatedClass(SubscriptionRecord.class)
+                    .addAnnotatedClass(MissingRangeRecord.class)
                     .buildMetadata()
                     .buildSessionFactory();
         } catch (RuntimeException e) {
@@ -130,37 +135,55 @@ final class EventDatabase implements AutoCloseable {
             Long maxId = session.createSelectionQuery("select max(e.id) from EventRecord e", Long.class)
                     .getSingleResult();
             long lastId = Math.max(values.getOrDefault(StateRecord.LAST_ID, 0L), maxId == null ? 0 : maxId);
+            List<MissingRanges.Range> missing = session.createSelectionQuery(
+                            "from MissingRangeRecord r order by r.firstId", MissingRangeRecord.class)
+                    .getResultList().stream().map(MissingRangeRecord::range).toList();
             return new State(lastId, values.getOrDefault(StateRecord.CLEAN_STOP, -1L),
-                    values.getOrDefault(StateRecord.MISSING_UP_TO, 0L));
+                    values.getOrDefault(StateRecord.LAG_BOUND, 0L), values.getOrDefault(StateRecord.MISSING_UP_TO, 0L),
+                    missing);
         });
     }
 
-    /** Sets named state values in one transaction. */
-    void setState(Map<String, Long> values) {
-        sessions.inTransaction(session -> values.forEach((name, value) ->
-                session.createMutationQuery("update StateRecord s set s.value = :value where s.name = :name")
-                        .setParameter("value", value).setParameter("name", name).executeUpdate()));
+    /** Sets named state values and saves missing ranges, in one transaction. */
+    void setState(Map<String, Long> values, List<MissingRanges.Range> missing) {
+        sessions.inTransaction(session -> {
+            values.forEach((name, value) -> updateState(session, name, value));
+            saveRanges(session, missing);
+        });
     }
 
-    /** Inserts the events and records the last id and the missing bound, all in one transaction. */
-    void write(List<EventRecord> records, long lastId, long missingUpTo) {
+    /** Inserts the events, records the last id and saves missing ranges, all in one transaction. */
+    void write(List<EventRecord> records, long lastId, List<MissingRanges.Range> missing) {
         sessions.inTransaction(session -> {
             records.forEach(session::persist);
             session.flush();
-            session.createMutationQuery("update StateRecord s set s.value = :lastId where s.name = :name")
-                    .setParameter("lastId", lastId).setParameter("name", StateRecord.LAST_ID).executeUpdate();
-            raiseMissingUpTo(session, missingUpTo);
+            updateState(session, StateRecord.LAST_ID, lastId);
+            saveRanges(session, missing);
         });
     }
 
-    /** Retention and the writer both raise the bound; neither may lower what the other set. */
-    private static void raiseMissingUpTo(Session session, long missingUpTo) {
-        if (missingUpTo > 0) {
-            session.createMutationQuery("update StateRecord s set s.value = :upTo where s.name = :name"
-                            + " and s.value < :upTo")
-                    .setParameter("upTo", missingUpTo).setParameter("name", StateRecord.MISSING_UP_TO)
-                    .executeUpdate();
+    private static void updateState(Session session, String name, long value) {
+        session.createMutationQuery("update StateRecord s set s.value = :value where s.name = :name")
+                .setParameter("value", value).setParameter("name", name).executeUpdate();
+    }
+
+    /** A merged range replaces the saved ranges it covers, which all start within it. */
+    private static void saveRanges(Session session, List<MissingRanges.Range> ranges) {
+        for (MissingRanges.Range range : ranges) {
+            session.createMutationQuery("delete from MissingRangeRecord r where r.firstId between :first and :last")
+                    .setParameter("first", range.first()).setParameter("last", range.last()).executeUpdate();
+            session.persist(new MissingRangeRecord(range));
         }
+    }
+
+    /** Raises retention's watermark (never lowers it) and forgets the ranges wholly below it. */
+    private static void raiseDeletedUpTo(Session session, long upToId) {
+        session.createMutationQuery("update StateRecord s set s.value = :upTo where s.name = :name"
+                        + " and s.value < :upTo")
+                .setParameter("upTo", upToId).setParameter("name", StateRecord.MISSING_UP_TO)
+                .executeUpdate();
+        session.createMutationQuery("delete from MissingRangeRecord r where r.lastId <= :upTo")
+                .setParameter("upTo", upToId).executeUpdate();
     }
 
     /** Events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first. */
@@ -241,7 +264,7 @@ final class EventDatabase implements AutoCloseable {
             deleted += sessions.fromTransaction(session -> {
                 int rows = session.createMutationQuery("delete from EventRecord e where e.id <= :upTo")
                         .setParameter("upTo", chunkEnd).executeUpdate();
-                raiseMissingUpTo(session, chunkEnd);
+                raiseDeletedUpTo(session, chunkEnd);
                 return rows;
             });
         }

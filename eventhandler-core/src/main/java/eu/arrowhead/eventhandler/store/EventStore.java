@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.store;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import eu.arrowhead.eventhandler.api.Event;
+import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.topic.EventJournal;
@@ -14,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,15 +30,20 @@ import org.slf4j.LoggerFactory;
 /**
  * The event store: the log of every accepted event, written by one writer thread off the request path.
  *
- * <p>How an event travels: the hub appends it here under its own lock (a non-blocking add to a bounded
- * buffer, in id order); the writer takes whatever has accumulated, up to {@code store.batch-events}, and
- * writes it in one transaction. In sync mode the publishes waiting on that transaction share it (group
+ * <p>How an event travels: the hub appends it here under its own lock (a non-blocking add to the bounded
+ * {@link WriteBuffer}, in id order); the writer takes whatever has accumulated, up to {@code store.batch-events},
+ * and writes it in one transaction. In sync mode the publishes waiting on that transaction share it (group
  * commit): under load one commit confirms many publishes, so the rate is bounded by the database's
  * transactions per second times the batch, not by the commit latency.
  *
- * <p>When the database fails, live delivery is not affected: in async mode the buffer keeps the newest
- * {@code store.buffer-events} events and the writer retries with backoff; in sync mode the waiting
- * publishes fail at once with 503 and new ones are refused until the database answers again.
+ * <p>Backpressure: when the buffer is full ({@code store.buffer-events} or {@code store.buffer-bytes}) and the
+ * database works, the writer is behind, and a publish is refused (503) before it gets ids, in both modes: an
+ * acknowledged event is never dropped from a healthy log, and what a crash can lose stays within the buffer.
+ *
+ * <p>When the database fails, live delivery is not affected: in async mode the buffer keeps the newest events
+ * and the writer retries with backoff; once it is full the oldest are dropped from the log and their ids
+ * recorded in {@link MissingRanges}. In sync mode the waiting publishes fail at once with 503 and new ones are
+ * refused until the database answers again.
  *
  * <p>Events leave the buffer only after their commit, so a replay that looks at the buffer first and the
  * database second sees every event exactly once.
@@ -47,33 +52,31 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     private static final Logger LOG = LoggerFactory.getLogger(EventStore.class);
     private static final long FIRST_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
+    private static final long WRITER_STOP_SECONDS = 5;
     /**
      * In async mode the writer lets events gather this long before a transaction that would not be full:
      * nobody waits for it, and a sequential publisher at a few thousand events a second then costs a few
      * hundred transactions a second instead of one per event, which leaves the CPU to delivery.
      */
-    private static final long WRITER_STOP_SECONDS = 5;
     private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    /** Refusals for backpressure come in bursts: the log says so at most this often. */
+    private static final long BEHIND_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final EventDatabase database;
     private final EventHandlerConfig.StoreMode mode;
     private final boolean durable;
     private final int batchEvents;
-    private final int bufferEvents;
     private final long lastIdAtStart;
     private final Duration retentionAge;
     private final long retentionEvents;
+    private final MissingRanges missing;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition work = lock.newCondition();
     private final Condition drained = lock.newCondition();
-    /** Appended, not yet taken by the writer; guarded by {@link #lock}. */
-    private final ArrayDeque<Entry> pending = new ArrayDeque<>();
-    /** Taken by the writer, not yet committed; guarded by {@link #lock}. */
-    private List<Entry> inFlight = List.of();
-    private int bufferedEvents;
+    /** Guarded by {@link #lock}. */
+    private final WriteBuffer buffer;
     private long appendedUpTo;
     private long committedUpTo;
-    private long missingUpTo;
     private boolean stopping;
     /** Set by {@link #close}: the writer gives up on a database that still fails. */
     private boolean closing;
@@ -81,32 +84,28 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     private boolean writerIdle;
     /** Whether events have been dropped since the last successful write; guarded by {@link #lock}. */
     private boolean overflowing;
+    /** When a refusal for backpressure was last logged at WARN; guarded by {@link #lock}. */
+    private long behindLoggedNanos;
+    private boolean behindLogged;
     private volatile boolean up = true;
     private volatile String lastError;
     private volatile Instant downSince;
     private final LongAdder written = new LongAdder();
     private final LongAdder dropped = new LongAdder();
+    private final LongAdder refused = new LongAdder();
     private final LongAdder failedTransactions = new LongAdder();
     private final Thread writer;
 
-    /** Events appended together: one publish request. */
-    private record Entry(long firstId, List<IncomingEvent> events, Runnable afterCommit,
-                         CompletableFuture<Void> committed) {
-        long lastId() {
-            return firstId + events.size() - 1;
-        }
-    }
-
-    private EventStore(EventDatabase database, EventHandlerConfig config, long lastIdAtStart, long missingUpTo) {
+    private EventStore(EventDatabase database, EventHandlerConfig config, long lastIdAtStart, MissingRanges missing) {
         this.database = database;
         this.mode = config.storeMode();
         this.durable = mode == EventHandlerConfig.StoreMode.SYNC;
         this.batchEvents = config.storeBatchEvents();
-        this.bufferEvents = config.storeBufferEvents();
+        this.buffer = new WriteBuffer(config.storeBufferEvents(), config.storeBufferBytes());
         this.lastIdAtStart = lastIdAtStart;
         this.appendedUpTo = lastIdAtStart;
         this.committedUpTo = lastIdAtStart;
-        this.missingUpTo = missingUpTo;
+        this.missing = missing;
         this.retentionAge = config.storeRetentionAge();
         this.retentionEvents = config.storeRetentionEvents();
         this.writer = new Thread(this::writeLoop, "eh-store-writer");
@@ -116,6 +115,11 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     /**
      * Opens the store: connects, migrates the schema, and finds where the sequence goes on.
      *
+     * <p>After a crash the sequence goes on as many ids after the last commit as the crashed run could have
+     * given out unwritten (its lag bound: {@code store.buffer-events} in async mode, 0 in sync mode, where
+     * events are delivered only once committed), so that no id is given to two events; those ids are recorded
+     * as a missing range, so that every resume across them gets a replay-gap notice.
+     *
      * @throws SQLException if the database cannot be reached or migrated: the server does not start
      *                      without its log, since it could not continue the sequence
      */
@@ -123,17 +127,21 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         EventDatabase database = EventDatabase.open(config);
         try {
             EventDatabase.State state = database.state();
+            MissingRanges missing = new MissingRanges(state.deletedUpTo(), state.missing());
             long start = state.lastId();
-            if (state.cleanStop() != state.lastId()) {
-                // The last run may have delivered events it never wrote: skip as many ids as it could have
-                // held unwritten, so that no id is given to two different events.
-                start += config.storeBufferEvents();
-                LOG.warn("the previous run did not stop cleanly: events it had not yet written are not in the"
-                        + " log; ids continue after {} rather than {} so that none is given twice", start,
-                        state.lastId());
+            if (state.cleanStop() != state.lastId() && state.lagBound() > 0) {
+                missing.add(start + 1, start + state.lagBound());
+                LOG.warn("the previous run did not stop cleanly: events it accepted after id {} are not in the"
+                        + " log; ids continue after {} so that none is given twice, and resumes across {}-{}"
+                        + " are told", start, start + state.lagBound(), start + 1, start + state.lagBound());
+                start += state.lagBound();
             }
-            database.setState(Map.of(StateRecord.LAST_ID, start, StateRecord.CLEAN_STOP, -1L));
-            EventStore store = new EventStore(database, config, start, state.missingUpTo());
+            long lagBound = config.storeMode() == EventHandlerConfig.StoreMode.SYNC ? 0 : config.storeBufferEvents();
+            List<MissingRanges.Range> hole = missing.unsaved();
+            database.setState(Map.of(StateRecord.LAST_ID, start, StateRecord.CLEAN_STOP, -1L,
+                    StateRecord.LAG_BOUND, lagBound), hole);
+            missing.saved(hole);
+            EventStore store = new EventStore(database, config, start, missing);
             store.writer.start();
             LOG.info("event store open ({} mode, {}): the sequence continues after {}",
                     config.storeMode().name().toLowerCase(), config.storeUrl(), start);
@@ -162,76 +170,87 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     @Override
     public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
         int count = events.size();
+        long bytes = WriteBuffer.bytesOf(events);
         lock.lock();
         try {
+            if (durable && !up) {
+                throw new HubUnavailableException("the event store is unavailable (" + lastError
+                        + "); publish again later");
+            }
+            if (!buffer.fits(count, bytes)) {
+                if (durable || up) {
+                    throw behind();
+                }
+                makeRoom(count, bytes);
+            }
             appendedUpTo = firstId + count - 1;
-            if (durable) {
-                if (!up) {
-                    return CompletableFuture.failedFuture(new HubUnavailableException("the event store is"
-                            + " unavailable (" + lastError + "); publish again later"));
-                }
-                if (bufferedEvents + count > bufferEvents) {
-                    return CompletableFuture.failedFuture(new HubUnavailableException("the event store is"
-                            + " behind: its buffer of " + bufferEvents + " events is full (store.buffer-events)"));
-                }
-                CompletableFuture<Void> committed = new CompletableFuture<>();
-                add(new Entry(firstId, events, afterCommit, committed));
-                return committed;
+            CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
+            buffer.add(new WriteBuffer.Entry(firstId, events, bytes, afterCommit, committed));
+            // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
+            // otherwise be woken for nothing once per publish.
+            if (writerIdle || buffer.events() >= batchEvents) {
+                writerIdle = false;
+                work.signal();
             }
-            if (bufferedEvents + count > bufferEvents && !makeRoom(count)) {
-                forget(firstId + count - 1, count);
-                return COMMITTED;
-            }
-            add(new Entry(firstId, events, null, null));
-            return COMMITTED;
+            return durable ? committed : COMMITTED;
         } finally {
             lock.unlock();
         }
     }
 
-    private void add(Entry entry) {
-        pending.addLast(entry);
-        bufferedEvents += entry.events().size();
-        // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
-        // otherwise be woken for nothing once per publish.
-        if (writerIdle || bufferedEvents >= batchEvents) {
-            writerIdle = false;
-            work.signal();
+    /** Called under the lock: the database works but the writer has not caught up with what was accepted. */
+    private HubUnavailableException behind() {
+        refused.increment();
+        long now = System.nanoTime();
+        if (!behindLogged || now - behindLoggedNanos > BEHIND_LOG_NANOS) {
+            behindLogged = true;
+            behindLoggedNanos = now;
+            LOG.warn("the event store's writer is behind ({} events, {} bytes wait to be written): publishes get"
+                    + " 503 until it catches up ({} refused so far)", buffer.events(), buffer.bytes(), refused.sum());
+        }
+        return new HubUnavailableException("the event store's writer is behind: " + buffer.events()
+                + " events wait to be written (store.buffer-events, store.buffer-bytes); publish again shortly");
+    }
+
+    /**
+     * Called under the lock while the database is down: drops the oldest events until the publish fits. While
+     * it is down the writer holds no batch (it only probes), so every buffered event can be dropped, and an
+     * empty buffer takes any publish.
+     */
+    private void makeRoom(int count, long bytes) {
+        WriteBuffer.Entry oldest;
+        while (!buffer.fits(count, bytes) && (oldest = buffer.dropOldest()) != null) {
+            forget(oldest.firstId(), oldest.lastId());
         }
     }
 
-    /** Drops the oldest buffered events not being written, until {@code count} more fit. */
-    private boolean makeRoom(int count) {
-        while (bufferedEvents + count > bufferEvents && !pending.isEmpty()) {
-            Entry oldest = pending.pollFirst();
-            bufferedEvents -= oldest.events().size();
-            forget(oldest.lastId(), oldest.events().size());
-        }
-        return bufferedEvents + count <= bufferEvents;
-    }
-
-    private void forget(long upToId, int count) {
+    private void forget(long firstId, long lastId) {
         if (!overflowing) {
             overflowing = true;
-            LOG.warn("the event store's buffer is full (store.buffer-events={}): dropping the oldest unwritten"
-                    + " events from the log; live delivery goes on", bufferEvents);
+            LOG.warn("the database is down and the event store's buffer is full: dropping the oldest unwritten"
+                    + " events from the log (their ids are recorded, and resumes across them are told); live"
+                    + " delivery goes on");
         }
-        dropped.add(count);
-        missingUpTo = Math.max(missingUpTo, upToId);
+        dropped.add(lastId - firstId + 1);
+        missing.add(firstId, lastId);
     }
 
+    /**
+     * Writes what has accumulated, batch after batch. While the database is down it only probes, with
+     * backoff, and takes no batch: events being written cannot be dropped, so a batch held through an outage
+     * would make the newest events the ones dropped, rather than the oldest.
+     */
     private void writeLoop() {
         long backoff = 0;
         while (true) {
-            List<Entry> batch;
-            long missing;
+            List<WriteBuffer.Entry> batch = List.of();
             try {
                 lock.lockInterruptibly();
             } catch (InterruptedException e) {
                 return;
             }
             try {
-                while (pending.isEmpty()) {
+                while (!buffer.hasPending()) {
                     if (stopping) {
                         return;
                     }
@@ -242,17 +261,18 @@ public final class EventStore implements EventJournal, SubscriptionStore {
                     work.await();
                     writerIdle = false;
                 }
-                if (!durable && up) {
-                    linger();
+                if (up) {
+                    if (!durable) {
+                        linger();
+                    }
+                    batch = buffer.take(batchEvents);
                 }
-                batch = takeBatch();
-                missing = missingUpTo;
             } catch (InterruptedException e) {
                 return;
             } finally {
                 lock.unlock();
             }
-            boolean ok = batch.isEmpty() ? probe() : write(batch, missing);
+            boolean ok = batch.isEmpty() ? probe() : write(batch);
             if (ok) {
                 backoff = 0;
                 continue;
@@ -277,21 +297,9 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     /** Called under the lock with events pending. */
     private void linger() throws InterruptedException {
         long left = LINGER_NANOS;
-        while (bufferedEvents < batchEvents && !stopping && left > 0) {
+        while (buffer.events() < batchEvents && !stopping && left > 0) {
             left = work.awaitNanos(left);
         }
-    }
-
-    private List<Entry> takeBatch() {
-        List<Entry> batch = new ArrayList<>();
-        int events = 0;
-        while (!pending.isEmpty() && (batch.isEmpty() || events + pending.peekFirst().events().size() <= batchEvents)) {
-            Entry entry = pending.pollFirst();
-            batch.add(entry);
-            events += entry.events().size();
-        }
-        inFlight = batch;
-        return batch;
     }
 
     private boolean probe() {
@@ -302,10 +310,10 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         return true;
     }
 
-    private boolean write(List<Entry> batch, long missing) {
+    private boolean write(List<WriteBuffer.Entry> batch) {
         int count = 0;
         List<EventRecord> records = new ArrayList<>();
-        for (Entry entry : batch) {
+        for (WriteBuffer.Entry entry : batch) {
             long id = entry.firstId();
             for (IncomingEvent event : entry.events()) {
                 records.add(record(id++, event));
@@ -313,19 +321,21 @@ public final class EventStore implements EventJournal, SubscriptionStore {
             count += entry.events().size();
         }
         long lastId = batch.get(batch.size() - 1).lastId();
+        // Taken after the batch: a range dropped meanwhile lies beyond it and is saved with this commit or the next.
+        List<MissingRanges.Range> ranges = missing.unsaved();
         try {
-            database.write(records, lastId, missing);
+            database.write(records, lastId, ranges);
         } catch (RuntimeException e) {
-            failed(batch, e);
+            failed(e);
             return false;
         }
+        missing.saved(ranges);
         lock.lock();
         try {
-            inFlight = List.of();
-            bufferedEvents -= count;
+            buffer.committed();
             committedUpTo = lastId;
             overflowing = false;
-            if (bufferedEvents == 0) {
+            if (buffer.events() == 0) {
                 drained.signalAll();
             }
         } finally {
@@ -333,7 +343,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         }
         markUp();
         written.add(count);
-        for (Entry entry : batch) {
+        for (WriteBuffer.Entry entry : batch) {
             if (entry.afterCommit() != null) {
                 try {
                     entry.afterCommit().run();
@@ -348,27 +358,21 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         return true;
     }
 
-    private void failed(List<Entry> batch, RuntimeException e) {
+    private void failed(RuntimeException e) {
         failedTransactions.increment();
         String reason = describe(e);
-        List<Entry> refused = new ArrayList<>();
+        List<WriteBuffer.Entry> refusedEntries = List.of();
         int buffered;
         lock.lock();
         try {
-            inFlight = List.of();
             if (durable) {
                 // Nobody has seen these events: their publishers get 503 and may publish them again.
-                refused.addAll(batch);
-                refused.addAll(pending);
-                pending.clear();
-                bufferedEvents = 0;
+                refusedEntries = buffer.clear();
                 drained.signalAll();
             } else {
-                for (int i = batch.size() - 1; i >= 0; i--) {
-                    pending.addFirst(batch.get(i));
-                }
+                buffer.requeue();
             }
-            buffered = bufferedEvents;
+            buffered = buffer.events();
         } finally {
             lock.unlock();
         }
@@ -383,7 +387,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         }
         HubUnavailableException cause = new HubUnavailableException("the event store cannot write (" + reason
                 + "); the event was not published");
-        refused.forEach(entry -> entry.committed().completeExceptionally(cause));
+        refusedEntries.forEach(entry -> entry.committed().completeExceptionally(cause));
     }
 
     private void markUp() {
@@ -423,7 +427,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         }
         lock.lock();
         try {
-            if (Math.max(afterId, missingUpTo) >= Math.min(upToId, committedUpTo)) {
+            if (Math.max(afterId, missing.deletedUpTo()) >= Math.min(upToId, committedUpTo)) {
                 return;
             }
         } finally {
@@ -436,22 +440,21 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     @Override
     public LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
         List<PublishedEvent> buffered = new ArrayList<>();
-        long missing;
+        List<ReplayGap> gaps;
         long committed;
         lock.lock();
         try {
-            collect(inFlight, afterId, upToId, topicKeys, buffered);
-            collect(pending, afterId, upToId, topicKeys, buffered);
-            missing = missingUpTo;
+            // Under the lock with the buffer: an event is buffered, committed or in a missing range, never two.
+            buffer.collect(afterId, upToId, topicKeys, buffered);
+            gaps = missing.within(afterId, upToId);
             committed = committedUpTo;
         } finally {
             lock.unlock();
         }
-        long from = Math.max(afterId, missing);
         List<EventRecord> rows = List.of();
-        if (from < Math.min(upToId, committed)) {
+        if (afterId < Math.min(upToId, committed)) {
             try {
-                rows = database.read(from, Math.min(upToId, committed), topicKeys, maxEvents);
+                rows = database.read(afterId, Math.min(upToId, committed), topicKeys, maxEvents);
             } catch (RuntimeException e) {
                 throw new HubUnavailableException("the event store cannot be read now (" + describe(e)
                         + "); resume again later");
@@ -459,7 +462,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         }
         boolean metaFilter = !filter.metaData().isEmpty();
         List<PublishedEvent> events = new ArrayList<>();
-        long lastRead = from;
+        long lastRead = afterId;
         for (EventRecord row : rows) {
             PublishedEvent event = PublishedEvent.logged(row.id(), incoming(row, metaFilter));
             if (filter.matches(event)) {
@@ -473,7 +476,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
                 continue;
             }
             if (room-- == 0) {
-                return new LogPage(events, missing, false, lastRead);
+                return partPage(events, gaps, lastRead);
             }
             if (filter.matches(event)) {
                 events.add(event);
@@ -483,24 +486,14 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         // A full page that reached upToId left nothing behind: the stream goes on live rather than making the
         // client reconnect for nothing. (Whether it did used to depend on how much of the page the writer had
         // committed, which made one resume end and the same resume a moment later go on.)
-        return rows.size() == maxEvents && lastRead < upToId ? new LogPage(events, missing, false, lastRead)
-                : new LogPage(events, missing, true, upToId);
+        return rows.size() == maxEvents && lastRead < upToId ? partPage(events, gaps, lastRead)
+                : new LogPage(events, gaps, true, upToId);
     }
 
-    private static void collect(Iterable<Entry> entries, long afterId, long upToId, Set<String> topicKeys,
-                                List<PublishedEvent> into) {
-        for (Entry entry : entries) {
-            if (entry.lastId() <= afterId || entry.firstId() > upToId) {
-                continue;
-            }
-            long id = entry.firstId();
-            for (IncomingEvent event : entry.events()) {
-                if (id > afterId && id <= upToId && topicKeys.contains(event.topicKey())) {
-                    into.add(PublishedEvent.logged(id, event));
-                }
-                id++;
-            }
-        }
+    /** A page that ends at {@code lastRead}: the holes after it belong to the next page. */
+    private static LogPage partPage(List<PublishedEvent> events, List<ReplayGap> gaps, long lastRead) {
+        return new LogPage(events, gaps.stream().filter(gap -> gap.requestedAfterId() < lastRead).toList(), false,
+                lastRead);
     }
 
     /** Turns a row back into the event the hub encoded; metadata are parsed only when a filter needs them. */
@@ -561,12 +554,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
                 return;
             }
             long deleted = database.deleteUpTo(upTo);
-            lock.lock();
-            try {
-                missingUpTo = Math.max(missingUpTo, upTo);
-            } finally {
-                lock.unlock();
-            }
+            missing.deletedUpTo(upTo);
             if (deleted > 0) {
                 LOG.info("retention deleted {} events up to id {}", deleted, upTo);
             }
@@ -595,8 +583,9 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         lock.lock();
         try {
             Instant since = downSince;
-            return new Status(mode.name().toLowerCase(), up ? "UP" : "DOWN", bufferedEvents, committedUpTo,
-                    missingUpTo, written.sum(), dropped.sum(), failedTransactions.sum(), up ? null : lastError,
+            return new Status(mode.name().toLowerCase(), up ? "UP" : "DOWN", buffer.events(), buffer.bytes(),
+                    committedUpTo, missing.deletedUpTo(), missing.count(), written.sum(), dropped.sum(),
+                    refused.sum(), failedTransactions.sum(), up ? null : lastError,
                     since == null ? null : since.toString());
         } finally {
             lock.unlock();
@@ -609,17 +598,21 @@ public final class EventStore implements EventJournal, SubscriptionStore {
      * @param mode               async or sync
      * @param status             UP, or DOWN while the database cannot be written
      * @param bufferedEvents     events accepted but not yet written
+     * @param bufferedBytes      the heap they hold, estimated as for {@code store.buffer-bytes}
      * @param lastLoggedId       the id of the last event written
-     * @param missingUpTo        events up to this id are no longer in the log (retention, or dropped)
+     * @param deletedUpTo        retention deleted every event up to this id
+     * @param missingRanges      ranges of ids above that the log does not hold (dropped during an outage, or
+     *                           lost in a crash), each reported to the resumes that cross it
      * @param writtenEvents      events written since the start
-     * @param droppedEvents      events dropped from the log because the buffer was full
+     * @param droppedEvents      events dropped from the log because the buffer was full while the database was down
+     * @param refusedPublishes   publishes refused with 503 because the writer was behind (backpressure)
      * @param failedTransactions write transactions that failed (and were retried)
      * @param lastError          why the database cannot be written, while DOWN
      * @param downSince          since when the store is DOWN
      */
-    public record Status(String mode, String status, long bufferedEvents, long lastLoggedId, long missingUpTo,
-                         long writtenEvents, long droppedEvents, long failedTransactions, String lastError,
-                         String downSince) {
+    public record Status(String mode, String status, long bufferedEvents, long bufferedBytes, long lastLoggedId,
+                         long deletedUpTo, int missingRanges, long writtenEvents, long droppedEvents,
+                         long refusedPublishes, long failedTransactions, String lastError, String downSince) {
 
         /** Whether the store writes. */
         @JsonIgnore
@@ -640,10 +633,10 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         try {
             stopping = true;
             work.signalAll();
-            while (bufferedEvents > 0 && left > 0) {
+            while (buffer.events() > 0 && left > 0) {
                 left = drained.awaitNanos(left);
             }
-            return bufferedEvents == 0;
+            return buffer.events() == 0;
         } finally {
             lock.unlock();
         }
@@ -661,7 +654,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
             stopping = true;
             closing = true;
             work.signalAll();
-            clean = bufferedEvents == 0 && up;
+            clean = buffer.events() == 0 && up;
             lastId = appendedUpTo;
         } finally {
             lock.unlock();
@@ -674,10 +667,13 @@ public final class EventStore implements EventJournal, SubscriptionStore {
                 writer.join(TimeUnit.SECONDS.toMillis(WRITER_STOP_SECONDS));
             }
             if (clean) {
-                database.setState(Map.of(StateRecord.LAST_ID, lastId, StateRecord.CLEAN_STOP, lastId));
+                // With the ranges dropped since the last commit (the last publish of an outage may have been).
+                database.setState(Map.of(StateRecord.LAST_ID, lastId, StateRecord.CLEAN_STOP, lastId),
+                        missing.unsaved());
                 LOG.info("event store closed cleanly after id {}", lastId);
             } else {
-                LOG.warn("event store closed with events unwritten; the next start skips ids to stay unique");
+                LOG.warn("event store closed with events unwritten; the next start skips ids to stay unique and"
+                        + " records them as missing");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -11,7 +11,10 @@ import jakarta.persistence.Table;
 class StateRecord {
     static final String LAST_ID = "last_id";
     static final String CLEAN_STOP = "clean_stop";
+    /** Retention's low watermark: every event up to this id is deleted. */
     static final String MISSING_UP_TO = "missing_up_to";
+    /** The ids the running store may have given out beyond its last commit; what a crash skips. */
+    static final String LAG_BOUND = "lag_bound";
 
     @Id
     @Column(name = "name")

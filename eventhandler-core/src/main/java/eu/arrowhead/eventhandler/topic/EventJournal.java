@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.topic;
 
+import eu.arrowhead.eventhandler.api.ReplayGap;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -59,6 +60,8 @@ public interface EventJournal {
      *                    future completes, in id order with every other append; {@code null} otherwise
      * @return completes when the events are committed (a durable journal) or at once; fails with
      *         {@link HubUnavailableException} when they cannot be
+     * @throws HubUnavailableException if the journal cannot take the events now (its writer is behind, or a
+     *                                 durable journal's database is down): they then get no ids and reach nobody
      */
     CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit);
 
@@ -85,12 +88,13 @@ public interface EventJournal {
     /**
      * A slice of the log.
      *
-     * @param events      the events that passed the filter, oldest first
-     * @param missingUpTo events with ids up to this are no longer in the log (retention, or dropped while
-     *                    the database was down); 0 if none are missing
-     * @param complete    whether the page reaches {@code upToId}; if not, it ends at {@code lastReadId}
-     * @param lastReadId  the id of the last event read, filtered out or not
+     * @param events     the events that passed the filter, oldest first
+     * @param gaps       each range of ids in the slice that the log does not hold (deleted by retention,
+     *                   dropped while the database was down, lost in a crash), oldest first; a subscriber is
+     *                   told of each where it lies among the events
+     * @param complete   whether the page reaches {@code upToId}; if not, it ends at {@code lastReadId}
+     * @param lastReadId the id of the last event read, filtered out or not
      */
-    record LogPage(List<PublishedEvent> events, long missingUpTo, boolean complete, long lastReadId) {
+    record LogPage(List<PublishedEvent> events, List<ReplayGap> gaps, boolean complete, long lastReadId) {
     }
 }

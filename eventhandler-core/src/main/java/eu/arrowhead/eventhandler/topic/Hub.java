@@ -61,8 +61,8 @@ public final class Hub {
      * Publishes the events, all or none, with consecutive ids.
      *
      * @return the first id, and when the events are committed to the journal (at once unless it is durable)
-     * @throws HubUnavailableException if the hub is closed, the events would create too many topics, or a
-     *                                 durable journal cannot take them
+     * @throws HubUnavailableException if the hub is closed, the events would create too many topics, or the
+     *                                 journal cannot take them now
      */
     public Accepted publish(List<IncomingEvent> events) {
         long now = System.nanoTime();
@@ -75,18 +75,20 @@ public final class Hub {
                 requireRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
             }
             long first = lastId + 1;
+            // The journal first: when it refuses the events (its writer is behind), they take no ids and
+            // reach nobody, so a 503 means the event does not exist.
             if (journal.durable()) {
                 CompletableFuture<Void> committed = journal.append(first, events,
                         () -> deliverCommitted(first, events));
                 lastId += events.size();
                 return new Accepted(first, committed);
             }
+            journal.append(first, events, null);
             for (IncomingEvent event : events) {
                 TopicBroadcaster topic = topicFor(event.topicKey(), now);
                 topic.broadcast(PublishedEvent.encode(++lastId, event, topic), now);
             }
             lastDelivered = lastId;
-            journal.append(first, events, null);
             return new Accepted(first, EventJournal.COMMITTED);
         } finally {
             lock.unlock();

@@ -407,6 +407,153 @@ abstract class EventStoreContract {
         }
     }
 
+    @Test
+    void aWriterBehindAHealthyDatabaseRefusesPublishesWith503AndDropsNothing() throws Exception {
+        String batch = batchOf(10, "pressed");
+        try (TestServer server = start("store.buffer-events", "30", "publish.max-batch-events", "10",
+                "store.timeout-seconds", "60");
+             SseStream stream = server.subscribe("?eventType=pressed")) {
+            List<Long> acknowledged = new ArrayList<>();
+            Reply refused;
+            try (AutoCloseable held = database.holdWrites()) {
+                for (int i = 0; i < 3; i++) {
+                    acknowledged.addAll(ids(server.post("/eventhandler/publish/batch", batch)));
+                }
+                refused = server.post("/eventhandler/publish/batch", batch);
+                assertEquals(503, refused.statusCode(), "the buffer holds 30 events: " + refused.body());
+                assertEquals("1", refused.header("Retry-After"));
+                JsonNode error = JSON.readTree(refused.body());
+                assertEquals("UNAVAILABLE", error.get("exceptionType").asText());
+                assertTrue(error.get("errorMessage").asText().contains("store.buffer-events"), refused.body());
+
+                JsonNode store = JSON.readTree(server.get("/eventhandler/mgmt/health").body()).get("store");
+                assertEquals("UP", store.get("status").asText(), "the database works; the writer is behind");
+                assertEquals(30, store.get("bufferedEvents").asLong());
+                assertEquals(1, store.get("refusedPublishes").asLong());
+                assertEquals(1, server.metric("eventhandler_store_refused_publishes_total"));
+            }
+            List<Frame> delivered = stream.events(30, WAIT);
+            Await.until("the writer caught up", WAIT, () -> server.metric("eventhandler_store_buffered_events") == 0);
+            long next = server.publish("pressed", "after");
+            assertEquals(31, next, "a refused publish takes no ids");
+            assertEquals("31", stream.nextEvent(WAIT).id(), "a refused event is never delivered");
+            assertEquals(acknowledged, delivered.stream().map(frame -> Long.parseLong(frame.id())).toList());
+
+            Await.until("the log caught up", WAIT, () -> logged(server, "").size() == 31);
+            List<Long> logIds = logged(server, "").stream().map(event -> event.get("id").asLong()).toList();
+            assertTrue(logIds.containsAll(acknowledged), "every acknowledged event is in the log: " + logIds);
+            assertEquals(0, server.metric("eventhandler_store_dropped_events_total"));
+        }
+    }
+
+    @Test
+    void eventsDroppedWhileTheDatabaseIsDownAreReportedExactlyWhereTheyWereAcrossARestart() throws Exception {
+        try (TcpProxy proxy = new TcpProxy(database.host(), database.port())) {
+            Map<String, String> settings = database.settingsVia(proxy.port());
+            String[] options = {"store.timeout-seconds", "2", "store.buffer-events", "10",
+                    "publish.max-batch-events", "10", "replay.window-events", "1"};
+            long lastId = 0;
+            try (TestServer server = start(settings, options)) {
+                for (int outage = 0; outage < 2; outage++) {
+                    for (int i = 0; i < 10; i++) {
+                        lastId = server.publish("holes", "kept");
+                    }
+                    long logged = lastId;
+                    Await.until("the log caught up", WAIT, () -> server.metric("eventhandler_store_last_logged_id") == logged);
+                    proxy.cut();
+                    lastId = server.publish("holes", "first of the outage");
+                    Await.until("the store is down", WAIT, () -> server.metric("eventhandler_store_up") == 0);
+                    for (int i = 0; i < 30; i++) {
+                        lastId = server.publish("holes", "during the outage");
+                    }
+                    proxy.restore();
+                    Await.until("the log caught up", WAIT, () -> server.metric("eventhandler_store_up") == 1
+                            && server.metric("eventhandler_store_buffered_events") == 0);
+                }
+                for (int i = 0; i < 5; i++) {
+                    lastId = server.publish("holes", "after");
+                }
+                long published = lastId;
+                Await.until("the log caught up", WAIT, () -> server.metric("eventhandler_store_last_logged_id") == published);
+                List<String> expected = logWithHoles(server, lastId);
+                assertEquals(2, expected.stream().filter(frame -> frame.startsWith("gap")).count(),
+                        "one hole per outage: " + expected);
+                assertEquals(2, server.metric("eventhandler_store_missing_ranges"));
+                long missingIds = lastId - logged(server, "").size();
+                assertTrue(missingIds >= 2 * 21, "31 events in each outage, 10 kept: " + expected);
+                assertEquals(missingIds, server.metric("eventhandler_store_dropped_events_total"),
+                        "every dropped event counted");
+                assertEquals(expected, resumedFromZero(server, expected.size()));
+            }
+            try (TestServer server = start(settings, options)) {
+                List<String> expected = logWithHoles(server, lastId);
+                assertEquals(2, expected.stream().filter(frame -> frame.startsWith("gap")).count(),
+                        "the holes survive a restart: " + expected);
+                assertEquals(expected, resumedFromZero(server, expected.size()));
+            }
+        }
+    }
+
+    /**
+     * What a resume from 0 must receive: every event the log holds, and a notice for each run of ids up to
+     * {@code lastId} that it does not hold, where the run lies.
+     */
+    private static List<String> logWithHoles(TestServer server, long lastId) {
+        List<Long> logIds = logged(server, "").stream().map(event -> event.get("id").asLong()).toList();
+        List<String> frames = new ArrayList<>();
+        long expectedNext = 1;
+        for (long id : logIds) {
+            if (id > expectedNext) {
+                frames.add("gap " + (expectedNext - 1) + "-" + (id - 1));
+            }
+            frames.add("event " + id);
+            expectedNext = id + 1;
+        }
+        if (expectedNext <= lastId) {
+            frames.add("gap " + (expectedNext - 1) + "-" + lastId);
+        }
+        return frames;
+    }
+
+    private static List<String> resumedFromZero(TestServer server, int frames) throws InterruptedException {
+        try (SseStream stream = server.subscribe("?eventType=holes", "Last-Event-ID", "0")) {
+            return stream.events(frames, WAIT).stream().map(frame -> {
+                if (!ReplayGap.EVENT_TYPE.equals(frame.event())) {
+                    return "event " + frame.id();
+                }
+                try {
+                    ReplayGap gap = JSON.readValue(frame.data(), ReplayGap.class);
+                    assertNull(frame.id(), "a notice carries no id");
+                    return "gap " + gap.requestedAfterId() + "-" + gap.resumedAfterId();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }).toList();
+        }
+    }
+
+    private static String batchOf(int events, String eventType) {
+        StringBuilder batch = new StringBuilder("[");
+        for (int i = 0; i < events; i++) {
+            batch.append(i == 0 ? "" : ",").append("{\"eventType\":\"").append(eventType)
+                    .append("\",\"payload\":\"").append(i).append("\"}");
+        }
+        return batch.append(']').toString();
+    }
+
+    private static List<Long> ids(Reply reply) {
+        if (reply.statusCode() != 200) {
+            throw new AssertionError("publish answered " + reply.statusCode() + ": " + reply.body());
+        }
+        try {
+            List<Long> ids = new ArrayList<>();
+            JSON.readTree(reply.body()).get("ids").forEach(id -> ids.add(id.asLong()));
+            return ids;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     private static long publish(TestServer server, String json) {
         Reply reply = server.post("/eventhandler/publish", json);
         if (reply.statusCode() != 200) {

@@ -26,8 +26,9 @@ final class H2Database implements TestDatabase {
 
     @Override
     public Map<String, String> settings() {
-        return Map.of("store.url", "jdbc:h2:file:" + directory.resolve("log"), "store.user", "sa",
-                "store.password", "");
+        // A lock wait as long as MySQL's, rather than H2's 1 s, for holdWrites.
+        return Map.of("store.url", "jdbc:h2:file:" + directory.resolve("log") + ";LOCK_TIMEOUT=60000", "store.user",
+                "sa", "store.password", "");
     }
 
     @Override

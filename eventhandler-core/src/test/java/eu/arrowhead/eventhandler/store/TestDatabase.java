@@ -1,5 +1,9 @@
 package eu.arrowhead.eventhandler.store;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Map;
 
 /** A real database for the event store's tests: embedded H2, or the MariaDB/MySQL server of CI. */
@@ -15,6 +19,29 @@ interface TestDatabase extends AutoCloseable {
     String host();
 
     int port();
+
+    /**
+     * Holds a lock on the row every write transaction of the store updates, until closed: the database works
+     * but the writer cannot commit, as when a database is slow (the store's lock wait must outlast the test:
+     * {@code store.timeout-seconds} for MySQL, the URL's LOCK_TIMEOUT for H2).
+     */
+    default AutoCloseable holdWrites() throws SQLException {
+        Map<String, String> settings = settings();
+        Connection connection = DriverManager.getConnection(settings.get("store.url"), settings.get("store.user"),
+                settings.get("store.password"));
+        connection.setAutoCommit(false);
+        try (Statement statement = connection.createStatement()) {
+            statement.executeQuery("SELECT state_value FROM eh_state WHERE name = 'last_id' FOR UPDATE").close();
+        } catch (SQLException e) {
+            connection.close();
+            throw e;
+        }
+        return () -> {
+            try (connection) {
+                connection.rollback();
+            }
+        };
+    }
 
     @Override
     void close();

@@ -1,0 +1,153 @@
+package eu.arrowhead.eventhandler.store;
+
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The events accepted and not yet committed, in id order, bounded both in events ({@code store.buffer-events},
+ * which bounds what a crash can lose) and in the heap they hold ({@code store.buffer-bytes}). Events stay here
+ * until their commit, so a replay that reads this buffer and then the database sees each event once.
+ *
+ * <p>Not thread-safe: the store's lock guards it.
+ */
+final class WriteBuffer {
+    /**
+     * What an event holds on the heap besides its JSON: the record, the list slot, the strings and the
+     * metadata map parsed from the JSON (which at most repeat its content), and their headers. An estimate
+     * on the safe side, so that the bound holds in bytes the heap really has.
+     */
+    private static final int EVENT_OVERHEAD_BYTES = 256;
+    private static final int METADATA_ENTRY_BYTES = 128;
+
+    /** Events appended together: one publish request. */
+    record Entry(long firstId, List<IncomingEvent> events, long bytes, Runnable afterCommit,
+                 CompletableFuture<Void> committed) {
+        long lastId() {
+            return firstId + events.size() - 1;
+        }
+    }
+
+    private final int maxEvents;
+    private final long maxBytes;
+    /** Appended, not yet taken by the writer. */
+    private final ArrayDeque<Entry> pending = new ArrayDeque<>();
+    /** Taken by the writer, not yet committed. */
+    private List<Entry> inFlight = List.of();
+    private int events;
+    private long bytes;
+
+    WriteBuffer(int maxEvents, long maxBytes) {
+        this.maxEvents = maxEvents;
+        this.maxBytes = maxBytes;
+    }
+
+    /** The heap the events hold while they wait here. */
+    static long bytesOf(List<IncomingEvent> events) {
+        long total = 0;
+        for (IncomingEvent event : events) {
+            total += EVENT_OVERHEAD_BYTES + 2L * event.json().length + (long) METADATA_ENTRY_BYTES * event.metaData().size();
+        }
+        return total;
+    }
+
+    /** Whether events of this size may join; an empty buffer takes any one publish, so none is refused forever. */
+    boolean fits(int count, long size) {
+        return events == 0 || (events + count <= maxEvents && bytes + size <= maxBytes);
+    }
+
+    void add(Entry entry) {
+        pending.addLast(entry);
+        events += entry.events().size();
+        bytes += entry.bytes();
+    }
+
+    /** Removes the oldest entry the writer has not taken, or returns {@code null} if there is none. */
+    Entry dropOldest() {
+        Entry oldest = pending.pollFirst();
+        if (oldest != null) {
+            events -= oldest.events().size();
+            bytes -= oldest.bytes();
+        }
+        return oldest;
+    }
+
+    boolean hasPending() {
+        return !pending.isEmpty();
+    }
+
+    /** Hands the oldest entries, up to {@code maxBatch} events (at least one entry), to the writer. */
+    List<Entry> take(int maxBatch) {
+        List<Entry> batch = new ArrayList<>();
+        int count = 0;
+        while (!pending.isEmpty() && (batch.isEmpty() || count + pending.peekFirst().events().size() <= maxBatch)) {
+            Entry entry = pending.pollFirst();
+            batch.add(entry);
+            count += entry.events().size();
+        }
+        inFlight = batch;
+        return batch;
+    }
+
+    /** The writer's batch is committed: its events leave the buffer. */
+    void committed() {
+        for (Entry entry : inFlight) {
+            events -= entry.events().size();
+            bytes -= entry.bytes();
+        }
+        inFlight = List.of();
+    }
+
+    /** The writer's batch failed: it goes back to the head, to be written first. */
+    void requeue() {
+        for (int i = inFlight.size() - 1; i >= 0; i--) {
+            pending.addFirst(inFlight.get(i));
+        }
+        inFlight = List.of();
+    }
+
+    /** Empties the buffer and returns everything it held, in id order. */
+    List<Entry> clear() {
+        List<Entry> all = new ArrayList<>(inFlight);
+        all.addAll(pending);
+        pending.clear();
+        inFlight = List.of();
+        events = 0;
+        bytes = 0;
+        return all;
+    }
+
+    int events() {
+        return events;
+    }
+
+    long bytes() {
+        return bytes;
+    }
+
+    /** Adds the buffered events of the topics with ids in ({@code afterId}, {@code upToId}], in id order. */
+    void collect(long afterId, long upToId, Set<String> topicKeys, List<PublishedEvent> into) {
+        collect(inFlight, afterId, upToId, topicKeys, into);
+        collect(pending, afterId, upToId, topicKeys, into);
+    }
+
+    private static void collect(Iterable<Entry> entries, long afterId, long upToId, Set<String> topicKeys,
+                                List<PublishedEvent> into) {
+        for (Entry entry : entries) {
+            if (entry.lastId() <= afterId || entry.firstId() > upToId) {
+                continue;
+            }
+            long id = entry.firstId();
+            for (IncomingEvent event : entry.events()) {
+                if (id > afterId && id <= upToId && topicKeys.contains(event.topicKey())) {
+                    into.add(PublishedEvent.logged(id, event));
+                }
+                id++;
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package eu.arrowhead.eventhandler.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.config.ConfigException;
+import eu.arrowhead.eventhandler.config.ConfigLoader;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The write buffer's bounds hold within the heap and take the largest publish, or the start stops. */
+class StoreBufferConfigTest {
+    private static final long HEAP = Runtime.getRuntime().maxMemory();
+
+    @Test
+    void byDefaultTheBufferTakesAnEighthOfTheHeap() {
+        assertEquals(HEAP / 8, ConfigLoader.withOverrides(Map.of()).storeBufferBytes());
+        assertEquals(12_345_678, ConfigLoader.withOverrides(Map.of("store.buffer-bytes", "12345678"))
+                .storeBufferBytes());
+    }
+
+    @Test
+    void aBufferTheHeapCannotHoldStopsTheStart() {
+        ConfigException refused = assertThrows(ConfigException.class,
+                () -> ConfigLoader.withOverrides(Map.of("store.buffer-bytes", Long.toString(HEAP / 2 + 1))));
+        assertTrue(refused.getMessage().contains("store.buffer-bytes"), refused.getMessage());
+        assertTrue(refused.getMessage().contains("heap"), refused.getMessage());
+    }
+
+    @Test
+    void aBufferSmallerThanTheLargestPublishStopsTheStart() {
+        ConfigException events = assertThrows(ConfigException.class,
+                () -> ConfigLoader.withOverrides(Map.of("store.buffer-events", "999")));
+        assertTrue(events.getMessage().contains("publish.max-batch-events"), events.getMessage());
+        ConfigException bytes = assertThrows(ConfigException.class,
+                () -> ConfigLoader.withOverrides(Map.of("store.buffer-bytes", "1000")));
+        assertTrue(bytes.getMessage().contains("publish.max-request-bytes"), bytes.getMessage());
+        assertEquals(999, ConfigLoader.withOverrides(Map.of("store.buffer-events", "999", "store.mode", "off"))
+                .storeBufferEvents(), "without a store the buffer does not exist");
+    }
+}
