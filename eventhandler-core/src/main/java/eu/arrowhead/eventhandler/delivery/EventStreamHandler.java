@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.delivery;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import eu.arrowhead.eventhandler.api.PageEnd;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.api.StreamOpening;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
@@ -202,8 +203,9 @@ public final class EventStreamHandler extends HttpHandler {
                 journalPageEvents);
         List<PublishedEvent> frames = withGapNotices(page.events(), page.gaps());
         if (!page.complete()) {
-            subscriber.startPage(openingResumed, null, frames,
-                    PublishedEvent.control("id: " + page.lastReadId() + "\n\n"));
+            long last = page.lastReadId();
+            subscriber.startPage(openingResumed, null, frames, PublishedEvent.control("id: " + last + "\nevent: "
+                    + PageEnd.EVENT_TYPE + "\ndata: {\"lastEventId\":" + last + "}\n\n"));
             return;
         }
         frames.addAll(replay.events());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.api.PageEnd;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.Reply;
@@ -203,6 +204,9 @@ abstract class EventStoreContract {
             for (int page = 0; page < 2; page++) {
                 try (SseStream stream = server.subscribe("?eventType=paged", "Last-Event-ID", resumeFrom)) {
                     stream.events(10, WAIT).forEach(frame -> ids.add(frame.id()));
+                    Frame end = stream.nextEvent(WAIT);
+                    assertEquals(PageEnd.EVENT_TYPE, end.event(), end.toString());
+                    assertEquals("{\"lastEventId\":" + end.id() + "}", end.data());
                     stream.awaitEnd(WAIT);
                     assertTrue(stream.endedCleanly(), "a page ends the stream cleanly");
                     resumeFrom = stream.lastEventId();
@@ -219,6 +223,31 @@ abstract class EventStoreContract {
             assertEquals(36, ids.size());
             for (int i = 0; i < 36; i++) {
                 assertEquals(Long.toString(i + 1), ids.get(i));
+            }
+        }
+    }
+
+    /**
+     * A page's last events may all be filtered out: its closing notice still moves the client's resume point
+     * past them (also for clients that take an id only from a frame with data), or it would be sent the same
+     * page again and again.
+     */
+    @Test
+    void aPageWhoseLastEventsAreFilteredOutStillMovesTheResumePoint() throws Exception {
+        try (TestServer server = start("replay.window-events", "5", "store.replay-page-events", "10")) {
+            for (int i = 1; i <= 30; i++) {
+                String source = i <= 3 ? "wanted" : "other";
+                assertEquals(200, server.post("/eventhandler/publish", "{\"eventType\":\"filtered\",\"payload\":\"e"
+                        + i + "\",\"source\":{\"systemName\":\"" + source + "\",\"address\":\"a\",\"port\":1}}")
+                        .statusCode());
+            }
+            try (SseStream stream = server.subscribe("?eventType=filtered&source=wanted", "Last-Event-ID", "0")) {
+                assertEquals(List.of("1", "2", "3"), stream.events(3, WAIT).stream().map(Frame::id).toList());
+                Frame end = stream.nextEvent(WAIT);
+                assertEquals(PageEnd.EVENT_TYPE, end.event(), end.toString());
+                assertEquals("{\"lastEventId\":10}", end.data());
+                stream.awaitEnd(WAIT);
+                assertEquals("10", stream.lastEventId());
             }
         }
     }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.api.PageEnd;
 import eu.arrowhead.eventhandler.api.StreamOpening;
 import java.io.EOFException;
 import java.io.IOException;
@@ -370,9 +371,9 @@ final class SubscriptionLoop implements Runnable {
 
     private void dispatch(SseParser.Frame frame) {
         String type = frame.event();
-        if (frame.data() == null || type.equals(StreamOpening.EVENT_TYPE)) {
-            // The server tells us where this new stream starts, so that a resume starts there: with the
-            // opening notice, or (a server before it) with a frame that has only an id.
+        if (frame.data() == null || type.equals(StreamOpening.EVENT_TYPE) || type.equals(PageEnd.EVENT_TYPE)) {
+            // The server tells us where this stream stands, so that a resume starts there: a new stream's
+            // opening, the end of a page of the log, or (a server before them) a frame with only an id.
             skipTo(frame.id());
         } else if (type.equals(ReplayGap.EVENT_TYPE)) {
             replayGap(frame.data());
