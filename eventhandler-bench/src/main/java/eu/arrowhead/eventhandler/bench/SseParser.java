@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 /**
  * Splits an SSE body into frames as the SSE specification does: lines end with LF, CR or CRLF; a blank line
  * ends a frame; a line starting with ':' is a comment; {@code data} lines join with LF; unknown fields are
- * ignored. Bytes are pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
+ * ignored. A frame is passed on whole, with whatever it carried: a comment, an id, an event. Bytes are pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
  */
 final class SseParser {
     private final Consumer<SseFrame> frames;
@@ -64,10 +64,8 @@ final class SseParser {
     }
 
     private void endFrame() {
-        if (data != null || comment != null) {
-            long now = System.nanoTime();
-            frames.accept(data != null ? new SseFrame(id, event, data.toString(), null, now)
-                    : new SseFrame(null, null, null, comment, now));
+        if (data != null || comment != null || id != null) {
+            frames.accept(new SseFrame(id, event, data == null ? null : data.toString(), comment, System.nanoTime()));
         }
         id = null;
         event = null;
