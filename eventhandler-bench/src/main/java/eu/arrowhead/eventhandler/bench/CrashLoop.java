@@ -26,6 +26,8 @@ final class CrashLoop {
     private static final int DEFAULT_RATE = 1250;
     private static final int DEFAULT_SECONDS = 5;
     private static final List<String> MODES = List.of("async", "sync");
+    private static final Duration FIRST_PUBLISH_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration POLL = Duration.ofMillis(50);
     private static final Duration MARKER_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration MARKER_RETRY = Duration.ofMillis(200);
     private static final Duration REPLAY_TIMEOUT = Duration.ofMinutes(2);
@@ -137,16 +139,22 @@ final class CrashLoop {
                     joined(skips), audit.firstLost().isEmpty() ? null : joined(audit.firstLost())));
         }
 
-        /** Publishes for the round's time, then kills the server while the publishers still publish. */
+        /**
+         * Publishes for the round's time from the first acknowledged publish on (a server just started
+         * answers its first requests slowly), then kills the server while the publishers still publish.
+         */
         private SustainedPublish.Result publishAndKill(ServerJvm server) {
+            long started = System.nanoTime();
             SustainedPublish.Running running = SustainedPublish.start(server.baseUri(),
                     new SustainedPublish.Load(EVENT_TYPE, PUBLISHERS, 1, rate, true));
-            Deadline.in(publishing, "the round").await(() -> false, () -> { }, Duration.ofMillis(50));
+            Deadline.in(FIRST_PUBLISH_TIMEOUT, "the first acknowledged publish").await(() -> running.accepted() > 0,
+                    () -> { }, POLL);
+            Deadline.in(publishing, "the round").await(() -> false, () -> { }, POLL);
             server.kill();
+            publishingNanos += System.nanoTime() - started;
             SustainedPublish.Result round = running.stop();
             acknowledged.add(round.ids());
             publishedEvents += round.accepted();
-            publishingNanos += publishing.toNanos();
             unanswered += round.unanswered();
             return round;
         }
