@@ -95,12 +95,13 @@ record ReliabilityOptions(List<ReliabilityMode> modes, Integer seconds, Integer 
         if (heap != null && !heap.matches("\\d+[kKmMgG]?")) {
             throw new IllegalArgumentException("--heap takes an -Xmx size such as 64m, not '" + heap + "'");
         }
-        if (mysqlUrl != null && !mysqlUrl.startsWith("jdbc:mysql://")) {
-            throw new IllegalArgumentException("--mysql-url takes jdbc:mysql://HOST:PORT/DATABASE, not '"
-                    + mysqlUrl + "'");
-        }
         if ((mysqlUrl != null || mysqlUser != null) && !modes.contains(ReliabilityMode.CRASH)) {
             throw new IllegalArgumentException("--mysql-url and --mysql-user go with the crash mode");
+        }
+        if (mysqlUrl != null && !mysqlUrl.matches("jdbc:mysql://(127\\.0\\.0\\.1|localhost)(:\\d+)?/\\w+.*")) {
+            // The suite's traffic stays on this machine: it drops the database's tables.
+            throw new IllegalArgumentException("--mysql-url takes jdbc:mysql://127.0.0.1:PORT/DATABASE (a database"
+                    + " on this machine), not '" + mysqlUrl + "'");
         }
         Map<String, String> settings = new LinkedHashMap<>();
         options.forEach((key, value) -> {

@@ -59,6 +59,7 @@ class ReliabilityOptionsTest {
         assertTrue(refusal("flood", "--heap=lots").contains("--heap"));
         assertTrue(refusal("flood", "--mysql-url=jdbc:mysql://x/y").contains("go with the crash mode"));
         assertTrue(refusal("crash", "--mysql-url=jdbc:h2:mem:x").contains("jdbc:mysql://"));
+        assertTrue(refusal("crash", "--mysql-url=jdbc:mysql://db.example.com:3306/x").contains("on this machine"));
         assertTrue(refusal("crash", "--store.mode=sync").contains("crash sets [store.mode] itself"));
     }
 }
