@@ -39,7 +39,7 @@ record ProcStatus(long rssBytes, long threads, long cpuNanos) {
         }
     }
 
-    /** The file descriptors process {@code pid} holds open (its sockets among them): the entries of {@code /proc/PID/fd}. */
+    /** The file descriptors process {@code pid} holds open, its sockets among them: {@code /proc/PID/fd}'s entries. */
     static long openFiles(String pid) {
         Path fd = Path.of("/proc", pid, "fd");
         try (Stream<Path> files = Files.list(fd)) {

@@ -33,6 +33,7 @@ final class SlowBodiesAttack {
     /** How long the bodies trickle before the other requests are timed: every worker has one by then. */
     private static final Duration TRICKLE_BEFORE_PROBES = Duration.ofSeconds(5);
     private static final Duration TICK = Duration.ofSeconds(1);
+    private static final Duration PROGRESS_EVERY = Duration.ofSeconds(10);
     /** What "at once" means here, with room for a loaded 2-core machine. */
     private static final Duration FAST = Duration.ofSeconds(5);
     private static final List<String> COLUMNS = List.of("worker threads", "trickling connections",
@@ -66,17 +67,7 @@ final class SlowBodiesAttack {
                 Reliability.say("bodies", "timing echo, mgmt/health, publishes and an oversized Content-Length");
                 Map<String, CompletableFuture<HttpProbe.Answer>> probes = probes(server.baseUri(), window,
                         probeThreads);
-                long[] nextLine = {0};
-                watch.await(() -> tricklers.allDecided() && probes.values().stream().allMatch(CompletableFuture::isDone),
-                        () -> {
-                            tricklers.tick();
-                            if (System.nanoTime() - nextLine[0] >= 0) {
-                                nextLine[0] = System.nanoTime() + 10 * TICK.toNanos();
-                                Reliability.say("bodies", "trickling connections: " + tricklers.counts()
-                                        + "; requests answered: " + probes.values().stream()
-                                        .filter(CompletableFuture::isDone).count() + " of " + probes.size());
-                            }
-                        }, TICK);
+                watch(tricklers, probes, watch);
                 List<List<Object>> probeRows = new ArrayList<>();
                 probes.forEach((request, future) -> {
                     HttpProbe.Answer answer = future.join();
@@ -117,6 +108,26 @@ final class SlowBodiesAttack {
         Map<String, CompletableFuture<HttpProbe.Answer>> started = new LinkedHashMap<>();
         requests.forEach((name, request) -> started.put(name, CompletableFuture.supplyAsync(request, threads)));
         return started;
+    }
+
+    /**
+     * Trickles on until every trickling connection and every timed request has its answer, or the watch
+     * ends; a progress line every {@link #PROGRESS_EVERY}.
+     */
+    private static void watch(TricklingBodies tricklers, Map<String, CompletableFuture<HttpProbe.Answer>> probes,
+                              Deadline watch) {
+        long[] nextLine = {System.nanoTime()};
+        watch.await(() -> tricklers.allDecided() && probes.values().stream().allMatch(CompletableFuture::isDone),
+                () -> {
+                    tricklers.tick();
+                    if (System.nanoTime() - nextLine[0] >= 0) {
+                        nextLine[0] += PROGRESS_EVERY.toNanos();
+                        Reliability.say("bodies", "trickling connections: " + tricklers.counts()
+                                + "; timed requests answered: "
+                                + probes.values().stream().filter(CompletableFuture::isDone).count() + " of "
+                                + probes.size());
+                    }
+                }, TICK);
     }
 
     /** A request answered as it should be, and fast; the oversized one with a 413. */

@@ -7,7 +7,8 @@ import java.util.function.Consumer;
 /**
  * Splits an SSE body into frames as the SSE specification does: lines end with LF, CR or CRLF; a blank line
  * ends a frame; a line starting with ':' is a comment; {@code data} lines join with LF; unknown fields are
- * ignored. A frame is passed on whole, with whatever it carried: a comment, an id, an event. Bytes are pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
+ * ignored. A frame is passed on whole, with whatever it carried: a comment, an id, an event. Bytes are
+ * pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
  */
 final class SseParser {
     private final Consumer<SseFrame> frames;

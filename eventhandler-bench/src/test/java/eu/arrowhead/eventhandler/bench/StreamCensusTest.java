@@ -47,8 +47,8 @@ class StreamCensusTest {
         feed(plain, "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 2\r\n\r\n{}");
         plain.closed("closed");
         FleetProtocol.Stream inStream = census.stream(1);
-        feed(inStream, STREAM_HEAD + chunk("retry: 1000\nevent: eventhandler.unavailable\ndata: {\"errorCode\":503}\n\n")
-                + "0\r\n\r\n");
+        feed(inStream, STREAM_HEAD
+                + chunk("retry: 1000\nevent: eventhandler.unavailable\ndata: {\"errorCode\":503}\n\n") + "0\r\n\r\n");
         inStream.closed("closed");
         assertEquals(1, census.count(StreamCensus.Outcome.REFUSED_503));
         assertEquals(1, census.count(StreamCensus.Outcome.REFUSED_IN_STREAM));
