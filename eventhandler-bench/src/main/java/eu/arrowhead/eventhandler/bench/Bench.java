@@ -5,11 +5,13 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * The benchmark command: {@code java -jar eventhandler-bench.jar <SCENARIO[,...]|all|smoke|store> [options]};
- * {@link BenchOptions#USAGE} lists the scenarios and options.
+ * {@link BenchOptions#USAGE} lists the scenarios and options. {@code reliability <MODE[,...]|all> [options]}
+ * runs the {@link Reliability} suite instead.
  *
  * <p>Without {@code --target} each scenario starts a server in this JVM on a free port of 127.0.0.1 (some
  * one per row), configured with the packed defaults and the {@code --key=value} overrides. Progress goes
@@ -20,6 +22,7 @@ import java.util.List;
 public final class Bench {
     private static final int DELIVERY_FAILED = 1;
     private static final int RUN_FAILED = 2;
+    private static final String RELIABILITY = "reliability";
 
     private Bench() {
     }
@@ -33,6 +36,9 @@ public final class Bench {
     }
 
     private static int run(String[] args) {
+        if (args.length > 0 && RELIABILITY.equals(args[0])) {
+            return Reliability.run(Arrays.copyOfRange(args, 1, args.length), defaultOut());
+        }
         BenchOptions options;
         try {
             options = BenchOptions.parse(args, defaultOut());

@@ -4,7 +4,6 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +33,8 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
             usage: bench <SCENARIO[,SCENARIO...]|all|smoke> [--events=N] [--runs=N] [--warm-up-seconds=N]
                          [--seconds=N] [--target=http://host:port [--pid=N]] [--out=DIR] [--key=value ...]
                    bench store [--events=N] [--seconds=N] [--mysql-url=URL] [--mysql-user=USER] [--out=DIR]
+                   bench reliability <flood|streams|bodies|crash|soak|all> [options]: the reliability suite
+                         against the server as a process ('bench reliability' alone lists its options)
             scenarios (latency from before the publish call to the subscriber's parse, one clock; the peers
             Mosquitto and NATS measured beside A, B, C and F when they run on this machine):
               A      1 publisher, 1 subscriber, N (2000) sequential events; ablation: a new connection per
@@ -98,14 +99,7 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
         if (args.length == 0 || args[0].startsWith("--")) {
             throw new IllegalArgumentException("name a scenario first");
         }
-        Map<String, String> options = new LinkedHashMap<>();
-        for (String arg : Arrays.copyOfRange(args, 1, args.length)) {
-            int eq = arg.indexOf('=');
-            if (!arg.startsWith("--") || eq < 3) {
-                throw new IllegalArgumentException("'" + arg + "' is not of the form --key=value");
-            }
-            options.put(arg.substring(2, eq), arg.substring(eq + 1));
-        }
+        Map<String, String> options = CommandLine.options(args);
         String events = options.remove("events");
         String target = options.remove("target");
         String pid = options.remove("pid");
@@ -127,17 +121,17 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
         check(scenarios, target, mysqlUrl != null || mysqlUser != null, options);
         Map<Scenario, Integer> counts = new LinkedHashMap<>();
         for (Scenario scenario : scenarios) {
-            counts.put(scenario, events != null ? (int) positive("events", events)
+            counts.put(scenario, events != null ? (int) CommandLine.positive("events", events)
                     : smoke ? SMOKE_COUNTS.get(scenario) : scenario.defaultCount());
         }
         int defaultWarmUp = smoke ? SMOKE_WARM_UP_SECONDS : DEFAULT_WARM_UP_SECONDS;
         return new BenchOptions(scenarios, counts,
                 target == null ? null : targetUri(target),
-                pid == null ? OptionalLong.empty() : OptionalLong.of(positive("pid", pid)),
+                pid == null ? OptionalLong.empty() : OptionalLong.of(CommandLine.positive("pid", pid)),
                 out == null ? defaultOut : Path.of(out),
-                seconds == null ? DEFAULT_SECONDS : (int) positive("seconds", seconds),
-                Duration.ofSeconds(warmUp == null ? defaultWarmUp : notNegative("warm-up-seconds", warmUp)),
-                runs == null ? 1 : (int) positive("runs", runs),
+                seconds == null ? DEFAULT_SECONDS : (int) CommandLine.positive("seconds", seconds),
+                Duration.ofSeconds(warmUp == null ? defaultWarmUp : CommandLine.notNegative("warm-up-seconds", warmUp)),
+                runs == null ? 1 : (int) CommandLine.positive("runs", runs),
                 new StoreOptions(mysqlUrl == null ? DEFAULT_MYSQL_URL : mysqlUrl,
                         mysqlUser == null ? DEFAULT_MYSQL_USER : mysqlUser),
                 options);
@@ -185,27 +179,6 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                         + " itself, row by row");
             }
         }
-    }
-
-    private static long positive(String option, String value) {
-        return number(option, value, 1);
-    }
-
-    private static long notNegative(String option, String value) {
-        return number(option, value, 0);
-    }
-
-    private static long number(String option, String value, int min) {
-        try {
-            long number = Long.parseLong(value);
-            if (number >= min && number <= Integer.MAX_VALUE) {
-                return number;
-            }
-        } catch (NumberFormatException e) {
-            // reported below
-        }
-        throw new IllegalArgumentException("--" + option + " takes a whole number from " + min + ", not '" + value
-                + "'");
     }
 
     private static URI targetUri(String value) {

@@ -28,6 +28,16 @@ interface FleetProtocol {
 
         /** Whether the broker has confirmed the subscription: from then on the member is live. */
         boolean live();
+
+        /**
+         * The connection has ended ({@code how}: closed by the broker, or the error that broke it). By
+         * default a failure of the fleet: a subscriber's stream is meant to last.
+         *
+         * @throws RuntimeException to fail the fleet
+         */
+        default void closed(String how) {
+            throw new BenchException(how);
+        }
     }
 
     /**

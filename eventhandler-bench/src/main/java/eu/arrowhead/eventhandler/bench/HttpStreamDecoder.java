@@ -15,6 +15,7 @@ final class HttpStreamDecoder {
     private final StringBuilder text = new StringBuilder();
     private State state = State.HEAD;
     private long chunkLeft;
+    private int status;
 
     HttpStreamDecoder(SseParser body) {
         this.body = body;
@@ -58,6 +59,11 @@ final class HttpStreamDecoder {
         }
     }
 
+    /** The status code of the answer, or 0 while its head has not arrived whole (or was not HTTP). */
+    int status() {
+        return status;
+    }
+
     /** Whether the server ended the body (the last, empty chunk). */
     boolean ended() {
         return state == State.ENDED;
@@ -91,7 +97,10 @@ final class HttpStreamDecoder {
         String head = text.substring(0, blank);
         text.setLength(0);
         String statusLine = head.lines().findFirst().orElse("");
-        if (!statusLine.matches("HTTP/1\\.[01] 200( .*)?")) {
+        if (statusLine.matches("HTTP/1\\.[01] \\d{3}( .*)?")) {
+            status = Integer.parseInt(statusLine.substring(9, 12));
+        }
+        if (status != 200) {
             throw new BenchException("the subscription was answered '" + statusLine + "' instead of 200");
         }
         boolean chunked = head.lines().skip(1).map(line -> line.toLowerCase(Locale.ROOT).replace(" ", ""))

@@ -7,9 +7,9 @@ import java.sql.Statement;
 import java.util.Properties;
 
 /**
- * Drops the event log's tables from a MySQL or MariaDB database, so that a server started on it next begins
- * with an empty log and ids from 1: its migrations create the tables again. Plain JDBC; the driver is the
- * server's own, found by {@link DriverManager} on the classpath.
+ * Drops the event log's tables (and the push subscriptions kept beside it) from a MySQL or MariaDB database,
+ * so that a server started on it next begins with an empty log and ids from 1: its migrations create the
+ * tables again. Plain JDBC; the driver is the server's own, found by {@link DriverManager} on the classpath.
  */
 final class LogTables {
     private static final String CONNECT_TIMEOUT_MILLIS = "5000";
@@ -25,7 +25,7 @@ final class LogTables {
         login.setProperty("connectTimeout", CONNECT_TIMEOUT_MILLIS);
         try (Connection connection = DriverManager.getConnection(url, login);
              Statement statement = connection.createStatement()) {
-            statement.execute("DROP TABLE IF EXISTS eh_event, eh_state, eh_schema_version");
+            statement.execute("DROP TABLE IF EXISTS eh_event, eh_state, eh_push_subscription, eh_schema_version");
         }
     }
 }

@@ -63,7 +63,7 @@ final class MemoryScenario {
         fanOutRow.addAll(fanOut.cells());
         List<String> fanOutColumns = List.of("subscribers", "received", "lost", "duplicated", "mean ms", "p50 ms",
                 "p90 ms", "p99 ms", "p99.9 ms", "max ms");
-        return new Scenario.Result(List.of(resources(before, after),
+        return new Scenario.Result(List.of(resources("M-resources", before, after),
                 new ResultTable("M-fan-out", fanOutColumns, List.of(fanOutRow))), failures);
     }
     /**
@@ -79,14 +79,15 @@ final class MemoryScenario {
         }
     }
 
-    private static ResultTable resources(ResourceSnapshot before, ResourceSnapshot after) {
+    /** A table {@code name} of the server's threads, RSS and heap after a full collection, before and after. */
+    static ResultTable resources(String name, ResourceSnapshot before, ResourceSnapshot after) {
         List<List<Object>> rows = List.of(
                 row("live threads", before, after, ResourceSnapshot::threads, count -> count),
                 row("eh- threads", before, after, ResourceSnapshot::serverThreads, count -> count),
                 row("RSS MiB", before, after, ResourceSnapshot::rssBytes, ResourceSnapshot::mebibytes),
                 row("heap used MiB (after GC)", before, after, ResourceSnapshot::heapUsedBytes,
                         ResourceSnapshot::mebibytes));
-        return new ResultTable("M-resources", List.of("metric", "before", "after", "change"), rows);
+        return new ResultTable(name, List.of("metric", "before", "after", "change"), rows);
     }
 
     /** A metric's row; a value that cannot be seen stays null, and so does its change. */

@@ -1,11 +1,13 @@
 package eu.arrowhead.eventhandler.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 
 /**
  * What Linux tells of a process in {@code /proc/PID/status} and {@code /proc/PID/stat}.
@@ -34,6 +36,16 @@ record ProcStatus(long rssBytes, long threads, long cpuNanos) {
         } catch (IOException | RuntimeException e) {
             throw new BenchException("cannot read " + status + " and " + stat
                     + " (is the process running, on this machine?): " + e, e);
+        }
+    }
+
+    /** The file descriptors process {@code pid} holds open, its sockets among them: {@code /proc/PID/fd}'s entries. */
+    static long openFiles(String pid) {
+        Path fd = Path.of("/proc", pid, "fd");
+        try (Stream<Path> files = Files.list(fd)) {
+            return files.count();
+        } catch (IOException | UncheckedIOException e) {
+            throw new BenchException("cannot list " + fd + " (is the process running, as this user?): " + e, e);
         }
     }
 

@@ -216,7 +216,7 @@ final class PublishLoop {
         if (publishers.size() == 1) {
             Progress progress = new Progress(label + " events published", to - from);
             for (int index = from; index < to; index++) {
-                publishOne(sends, publishers.get(0), sends.seq(0, index), padding, schedule.due(index));
+                publishOne(sends, publishers.get(0), sends.seq(0, index), padding, schedule, index);
                 subscribers.checkAlive();
                 progress.update(index - from + 1);
             }
@@ -233,7 +233,7 @@ final class PublishLoop {
                     go.await();
                     for (int index = from; index < to && failure.get() == null; index++) {
                         publishOne(sends, publishers.get(publisher), sends.seq(publisher, index), padding,
-                                schedule.due(index));
+                                schedule, index);
                         done.incrementAndGet();
                     }
                 } catch (InterruptedException e) {
@@ -261,19 +261,18 @@ final class PublishLoop {
         }
     }
 
-    /** @param due when the event is to be sent by the schedule, or 0 for at once */
-    private void publishOne(Sends sends, Publisher publisher, int seq, String padding, long due) {
-        long now = System.nanoTime();
-        while (due != 0 && now - due < 0) {
-            LockSupport.parkNanos(due - now);
-            now = System.nanoTime();
-        }
-        sends.sent(seq, due != 0 ? due : now);
+    /** Publishes the event when {@code schedule} says: its {@code index}-th. */
+    private void publishOne(Sends sends, Publisher publisher, int seq, String padding, Schedule schedule, int index) {
+        long due = schedule.awaitDue(index);
+        sends.sent(seq, due != 0 ? due : System.nanoTime());
         sends.published(seq, publisher.publish(eventType, seq + padding));
     }
 
-    /** When each event of a paced publisher is due: the {@code index}-th at {@code start + (index - from) / rate}. */
-    private record Schedule(long startNanos, int from, int ratePerSecond) {
+    /**
+     * When each event of a paced publisher is due: the {@code index}-th at {@code start + (index - from) / rate}.
+     * A publisher that falls behind publishes at once until it has caught up, so the rate over the run holds.
+     */
+    record Schedule(long startNanos, int from, int ratePerSecond) {
 
         /** The due time of a publisher's {@code index}-th event, or 0 when unpaced. */
         long due(int index) {
@@ -283,6 +282,15 @@ final class PublishLoop {
             long due = startNanos + (index - from) * 1_000_000_000L / ratePerSecond;
             // 0 means "unpaced": a due time that happens to be 0 is taken a nanosecond later.
             return due == 0 ? 1 : due;
+        }
+
+        /** Waits until the {@code index}-th event is due; returns its due time, or 0 when unpaced. */
+        long awaitDue(int index) {
+            long due = due(index);
+            for (long now = System.nanoTime(); due != 0 && now - due < 0; now = System.nanoTime()) {
+                LockSupport.parkNanos(due - now);
+            }
+            return due;
         }
     }
 

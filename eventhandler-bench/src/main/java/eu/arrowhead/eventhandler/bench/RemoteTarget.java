@@ -2,21 +2,26 @@ package eu.arrowhead.eventhandler.bench;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A server already running, given by its address. Its threads, memory and CPU time are seen through
  * {@code /proc} only when its process id is given; then its heap too, after a full collection that
- * {@code jcmd PID GC.run} asks for, as the in-process target does, read from its own {@code /metrics}.
+ * {@code jcmd PID GC.run} asks for, as the in-process target does, read with {@code jcmd PID GC.heap_info}.
  */
 record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
-    private static final String HEAP_USED = "jvm_memory_used_bytes{area=\"heap\"} ";
-    private static final Duration TIMEOUT = Duration.ofSeconds(10);
+    /** A generation's line in GC.heap_info: "def new generation   total 19648K, used 337K [...". */
+    private static final Pattern HEAP_USED = Pattern.compile("total \\d+K, used (\\d+)K");
+    /** A JVM short of heap, or on a loaded machine, took 6 to 10 s to answer jcmd. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     @Override
     public ResourceSnapshot snapshot() {
@@ -28,22 +33,50 @@ record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
         return new ResourceSnapshot(status.threads(), null, status.rssBytes(), heap, status.cpuNanos());
     }
 
-    /** The heap in use after a full collection, or null where jcmd or the metrics cannot tell it. */
+    /**
+     * The heap in use after a full collection, or null where jcmd cannot tell it. Asked of the JVM itself
+     * rather than of the server's {@code /metrics}, so that a server too busy or too short of heap to answer
+     * HTTP is measured too.
+     */
     private Long heapAfterGc() {
+        String pidText = Long.toString(pid.getAsLong());
+        String heapInfo = jcmd(pidText, "GC.run") == null ? null : jcmd(pidText, "GC.heap_info");
+        return heapInfo == null ? null : heapUsed(heapInfo);
+    }
+
+    /**
+     * The heap in use that {@code jcmd PID GC.heap_info} reports: the sum of its generations' (or G1's
+     * region set's) "used"; null when it names none.
+     */
+    static Long heapUsed(String heapInfo) {
+        Matcher used = HEAP_USED.matcher(heapInfo);
+        long kib = 0;
+        boolean found = false;
+        while (used.find()) {
+            kib += Long.parseLong(used.group(1));
+            found = true;
+        }
+        return found ? kib * 1024 : null;
+    }
+
+    /** jcmd's output, or null when it fails or takes too long. */
+    private static String jcmd(String pid, String command) {
         try {
-            Process jcmd = new ProcessBuilder("jcmd", Long.toString(pid.getAsLong()), "GC.run")
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            Process jcmd = new ProcessBuilder("jcmd", pid, command).redirectErrorStream(true).start();
+            // The output is small: read to its end, which comes when jcmd exits.
+            CompletableFuture<byte[]> output = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return jcmd.getInputStream().readAllBytes();
+                } catch (IOException e) {
+                    return new byte[0];
+                }
+            });
             if (!jcmd.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
                 jcmd.destroyForcibly();
                 return null;
             }
-            // A one-off GET: the JDK's client is enough here (no kept-alive connection is reused).
-            String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(baseUri.resolve("/metrics"))
-                    .timeout(TIMEOUT).build(), HttpResponse.BodyHandlers.ofString()).body();
-            return metrics.lines().filter(line -> line.startsWith(HEAP_USED))
-                    .map(line -> (long) Double.parseDouble(line.substring(HEAP_USED.length()).trim()))
-                    .findFirst().orElse(null);
-        } catch (IOException | RuntimeException e) {
+            return new String(output.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), StandardCharsets.UTF_8);
+        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

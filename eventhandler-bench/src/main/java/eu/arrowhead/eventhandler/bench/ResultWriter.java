@@ -27,9 +27,14 @@ final class ResultWriter {
     private ResultWriter() {
     }
 
+    /** The start of the names of a run's files: {@code SCENARIO-TIME}. */
+    static String prefix(String scenario, Instant when) {
+        return scenario + "-" + STAMP.format(when);
+    }
+
     /** Writes the files and returns their paths. */
     static List<Path> write(Path directory, String scenario, Instant when, List<ResultTable> tables) {
-        String prefix = scenario + "-" + STAMP.format(when);
+        String prefix = prefix(scenario, when);
         List<Path> written = new ArrayList<>();
         try {
             Files.createDirectories(directory);

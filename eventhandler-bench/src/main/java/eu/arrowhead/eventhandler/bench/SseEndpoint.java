@@ -4,12 +4,24 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.OptionalLong;
 
 /**
- * Where and how to subscribe to one event type. The request is written by hand because the bench's
- * subscribers speak HTTP over plain sockets, with no client library between the bytes and the clock.
+ * Where and how to subscribe to one event type, as a new stream or resuming after an id. The request is
+ * written by hand because the bench's subscribers speak HTTP over plain sockets, with no client library
+ * between the bytes and the clock.
  */
-record SseEndpoint(URI base, String eventType) {
+record SseEndpoint(URI base, String eventType, OptionalLong lastEventId) {
+
+    /** A new stream: no resume point. */
+    SseEndpoint(URI base, String eventType) {
+        this(base, eventType, OptionalLong.empty());
+    }
+
+    /** The same subscription resuming after {@code id}, as a client sends {@code Last-Event-ID}. */
+    SseEndpoint resumingAfter(long id) {
+        return new SseEndpoint(base, eventType, OptionalLong.of(id));
+    }
 
     InetSocketAddress address() {
         return new InetSocketAddress(base.getHost(), base.getPort());
@@ -21,6 +33,7 @@ record SseEndpoint(URI base, String eventType) {
                 + "Host: " + base.getHost() + ":" + base.getPort() + "\r\n"
                 + "Accept: text/event-stream\r\n"
                 + "Cache-Control: no-cache\r\n"
+                + (lastEventId.isPresent() ? "Last-Event-ID: " + lastEventId.getAsLong() + "\r\n" : "")
                 + "\r\n").getBytes(StandardCharsets.US_ASCII);
     }
 }

@@ -4,7 +4,10 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.function.Consumer;
 
-/** Our SSE subscription, for a {@link SubscriberFleet}: live once the stream's opening comment arrives. */
+/**
+ * Our SSE subscription, for a {@link SubscriberFleet}: live once the stream's opening arrives; a refusal
+ * ends the member as a failure; the server's other frames are not events.
+ */
 final class SseFleetProtocol implements FleetProtocol {
     private final SseEndpoint endpoint;
     private final List<? extends Consumer<SseFrame>> listeners;
@@ -33,9 +36,13 @@ final class SseFleetProtocol implements FleetProtocol {
             private boolean live;
 
             private void frame(SseFrame frame) {
-                if (frame.isComment()) {
+                if (frame.isRefusal()) {
+                    throw new BenchException("the server refused the stream: " + frame.data());
+                }
+                if (frame.opensStream()) {
                     live = true;
-                } else if (!frame.isNotice()) {
+                }
+                if (frame.isEvent()) {
                     listener.accept(frame);
                 }
             }

@@ -6,8 +6,9 @@ import java.util.function.Consumer;
 
 /**
  * Splits an SSE body into frames as the SSE specification does: lines end with LF, CR or CRLF; a blank line
- * ends a frame; a line starting with ':' is a comment, passed on at once as a frame of its own (comments
- * belong to no frame); {@code data} lines join with LF; unknown fields are ignored. Bytes are pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
+ * ends a frame; a line starting with ':' is a comment; {@code data} lines join with LF; unknown fields are
+ * ignored. A frame is passed on whole, with whatever it carried: a comment, an id, an event. Bytes are
+ * pushed in as they arrive, so one parser serves a blocking reader and a selector alike.
  */
 final class SseParser {
     private final Consumer<SseFrame> frames;
@@ -17,6 +18,7 @@ final class SseParser {
     private String id;
     private String event;
     private StringBuilder data;
+    private String comment;
 
     SseParser(Consumer<SseFrame> frames) {
         this.frames = frames;
@@ -46,7 +48,7 @@ final class SseParser {
         if (text.isEmpty()) {
             endFrame();
         } else if (text.charAt(0) == ':') {
-            frames.accept(new SseFrame(null, null, null, text.substring(1), System.nanoTime()));
+            comment = text.substring(1);
         } else {
             int colon = text.indexOf(':');
             String field = colon < 0 ? text : text.substring(0, colon);
@@ -63,11 +65,12 @@ final class SseParser {
     }
 
     private void endFrame() {
-        if (data != null) {
-            frames.accept(new SseFrame(id, event, data.toString(), null, System.nanoTime()));
+        if (data != null || comment != null || id != null) {
+            frames.accept(new SseFrame(id, event, data == null ? null : data.toString(), comment, System.nanoTime()));
         }
         id = null;
         event = null;
         data = null;
+        comment = null;
     }
 }

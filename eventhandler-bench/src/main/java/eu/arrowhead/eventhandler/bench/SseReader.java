@@ -13,26 +13,43 @@ final class SseReader implements PublishLoop.Subscription {
     private static final long JOIN_MILLIS = 5_000;
 
     private final Socket socket;
-    private final Consumer<SseFrame> events;
+    private final Consumer<SseFrame> frames;
+    private final boolean everyFrame;
     private final Thread thread;
     private volatile boolean opened;
     private volatile boolean closing;
     private volatile String failure;
 
-    private SseReader(Socket socket, Consumer<SseFrame> events) {
+    private SseReader(Socket socket, Consumer<SseFrame> frames, boolean everyFrame) {
         this.socket = socket;
-        this.events = events;
+        this.frames = frames;
+        this.everyFrame = everyFrame;
         this.thread = new Thread(this::read, "bench-sse-reader");
         thread.setDaemon(true);
     }
 
     /**
-     * Subscribes and returns once the stream's opening comment has arrived.
+     * Subscribes and returns once the stream's opening has arrived. A refusal (the server's
+     * {@value SseFrame#UNAVAILABLE} notice) ends the stream as a failure.
      *
-     * @param events told of every event frame, on the reader's thread; an exception it throws ends the
-     *               stream and is reported by {@link #checkAlive}
+     * @param events told of every application event, on the reader's thread; an exception it throws ends
+     *               the stream and is reported by {@link #checkAlive}
      */
     static SseReader open(SseEndpoint endpoint, Consumer<SseFrame> events, Deadline deadline) {
+        return open(endpoint, events, false, deadline);
+    }
+
+    /**
+     * Like {@link #open(SseEndpoint, Consumer, Deadline)}, but {@code frames} is told of every frame, the
+     * server's own too (replay gaps, id-only frames, a refusal, which does not end the stream here: the
+     * server ends it), and the stream may open with a refusal.
+     */
+    static SseReader openForEveryFrame(SseEndpoint endpoint, Consumer<SseFrame> frames, Deadline deadline) {
+        return open(endpoint, frames, true, deadline);
+    }
+
+    private static SseReader open(SseEndpoint endpoint, Consumer<SseFrame> frames, boolean everyFrame,
+                                  Deadline deadline) {
         Socket socket = new Socket();
         try {
             socket.setTcpNoDelay(true);
@@ -42,7 +59,7 @@ final class SseReader implements PublishLoop.Subscription {
             closeQuietly(socket);
             throw new BenchException("cannot subscribe at " + endpoint.base() + ": " + e, e);
         }
-        SseReader reader = new SseReader(socket, events);
+        SseReader reader = new SseReader(socket, frames, everyFrame);
         reader.thread.start();
         try {
             deadline.require(() -> reader.opened, reader::checkAlive);
@@ -60,6 +77,11 @@ final class SseReader implements PublishLoop.Subscription {
         if (problem != null) {
             throw new BenchException("the subscriber's stream failed: " + problem);
         }
+    }
+
+    /** Whether the stream has ended or broken, as {@link #checkAlive} would throw. */
+    boolean ended() {
+        return failure != null;
     }
 
     private void read() {
@@ -82,10 +104,15 @@ final class SseReader implements PublishLoop.Subscription {
     }
 
     private void frame(SseFrame frame) {
-        if (frame.isComment()) {
+        if (frame.opensStream() || (everyFrame && frame.isRefusal())) {
             opened = true;
-        } else if (!frame.isNotice()) {
-            events.accept(frame);
+        }
+        if (everyFrame) {
+            frames.accept(frame);
+        } else if (frame.isRefusal()) {
+            throw new BenchException("the server refused the stream: " + frame.data());
+        } else if (frame.isEvent()) {
+            frames.accept(frame);
         }
     }
 

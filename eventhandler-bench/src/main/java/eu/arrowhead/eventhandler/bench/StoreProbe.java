@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.function.LongPredicate;
 import java.util.stream.LongStream;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -55,27 +56,46 @@ final class StoreProbe implements AutoCloseable {
     /** The ids of {@code acknowledged} (ascending) that the log does not hold; the log is read page by page. */
     long[] missing(long[] acknowledged) {
         LongStream.Builder missing = LongStream.builder();
-        int next = 0;
+        int[] next = {0};
+        forEachLogged(id -> {
+            for (; next[0] < acknowledged.length && acknowledged[next[0]] < id; next[0]++) {
+                missing.add(acknowledged[next[0]]);
+            }
+            if (next[0] < acknowledged.length && acknowledged[next[0]] == id) {
+                next[0]++;
+            }
+            return next[0] < acknowledged.length;
+        });
+        LongStream.of(acknowledged).skip(next[0]).forEach(missing);
+        return missing.build().toArray();
+    }
+
+    /** The ids of every event the log holds, ascending. */
+    long[] logged() {
+        LongStream.Builder logged = LongStream.builder();
+        forEachLogged(id -> {
+            logged.add(id);
+            return true;
+        });
+        return logged.build().toArray();
+    }
+
+    /** Reads the log page by page, oldest first, and tells {@code each} of every id until it answers false. */
+    private void forEachLogged(LongPredicate each) {
         String afterId = "0";
-        while (afterId != null && next < acknowledged.length) {
+        while (afterId != null) {
             JsonNode page = readTree(get("/eventhandler/mgmt/events?afterId=" + afterId, false));
             if (!page.path("data").isArray()) {
                 throw new BenchException("mgmt/events answered no data array: " + page);
             }
             for (JsonNode event : page.get("data")) {
-                long id = event.path("id").asLong();
-                for (; next < acknowledged.length && acknowledged[next] < id; next++) {
-                    missing.add(acknowledged[next]);
-                }
-                if (next < acknowledged.length && acknowledged[next] == id) {
-                    next++;
+                if (!each.test(event.path("id").asLong())) {
+                    return;
                 }
             }
             // Only a full page names the id to go on after; a shorter one was the end of the log.
             afterId = page.has("nextAfterId") ? page.get("nextAfterId").asText() : null;
         }
-        LongStream.of(acknowledged).skip(next).forEach(missing);
-        return missing.build().toArray();
     }
 
     /** Events the store has dropped from the log so far (its buffer overflowed); null without a store. */

@@ -65,7 +65,7 @@ final class StoreScenario {
         measure(OFF, OFF, Map.of());
         for (String mode : MODES) {
             try (TempDirectory directory = TempDirectory.create(H2_DIRECTORY_PREFIX)) {
-                measure(mode + " H2", mode, h2(directory));
+                measure(mode + " H2", mode, StoreSettings.h2(directory));
             }
         }
         String url = options.store().mysqlUrl();
@@ -78,17 +78,9 @@ final class StoreScenario {
                         .findFirst().orElse(e.getClass().getSimpleName()) + "); its rows are skipped");
                 break;
             }
-            measure(mode + " MariaDB", mode, database(url, user));
+            measure(mode + " MariaDB", mode, StoreSettings.database(url, user));
         }
         return new Scenario.Result(List.of(new ResultTable("store", COLUMNS, rows)), failures);
-    }
-
-    private static Map<String, String> h2(TempDirectory directory) {
-        return database("jdbc:h2:file:" + directory.path().resolve("log"), "sa");
-    }
-
-    private static Map<String, String> database(String url, String user) {
-        return Map.of("store.url", url, "store.user", user, "store.password", "");
     }
 
     /** The server's configuration: {@code store.mode=mode} on {@code database}, and the command line's. */
@@ -106,7 +98,7 @@ final class StoreScenario {
     private void warmUp() {
         String label = "store warm-up";
         try (TempDirectory directory = TempDirectory.create(H2_DIRECTORY_PREFIX);
-             Target target = InProcessTarget.start(config("async", h2(directory)))) {
+             Target target = InProcessTarget.start(config("async", StoreSettings.h2(directory)))) {
             progress(label, "the rows' phases on async H2 for " + WARM_UP.toSeconds() + " s, not measured");
             PublishLoop loop = new PublishLoop(PublishLoop.Shape.of(label, 1, 1, events), target.baseUri(),
                     new RawHttpEnds(false), target::snapshot);

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 /**
  * Many subscribers read by one selector thread: a thread per subscriber would add thousands of threads and
@@ -70,17 +71,44 @@ final class SubscriberFleet implements PublishLoop.Subscription {
         for (int i = 0; i < count; i++) {
             deadline.check();
             checkAlive();
-            int index = members.size();
-            Member member = new Member(connect(index, deadline), protocol.stream(index));
-            members.add(member);
-            joining.add(member);
-            selector.wakeup();
+            join(connect(members.size(), deadline.remainingMillis()));
             progress.update(opened.get());
         }
         deadline.require(() -> opened.get() == members.size(), () -> {
             checkAlive();
             progress.update(opened.get());
         });
+    }
+
+    /**
+     * Connects up to {@code count} more members without waiting for any to be live, each connection given at
+     * most {@code connectMillis}; stops early at the deadline. A connection that cannot be made is counted,
+     * not a failure: for a census of what the server does with many connections, whose protocol decides
+     * what an answer or a closed connection means.
+     *
+     * @param eachAttempt told after each attempt, with the attempts and the connections made so far
+     * @return the connections made
+     */
+    int connectUpTo(int count, Deadline deadline, int connectMillis, BiConsumer<Integer, Integer> eachAttempt) {
+        int connected = 0;
+        for (int i = 0; i < count && !deadline.passed(); i++) {
+            try {
+                join(connect(members.size(), Math.min(connectMillis, deadline.remainingMillis())));
+                connected++;
+            } catch (BenchException e) {
+                // counted: the caller reports the attempts that did not connect
+            }
+            eachAttempt.accept(i + 1, connected);
+        }
+        return connected;
+    }
+
+    private void join(SocketChannel channel) {
+        int index = members.size();
+        Member member = new Member(channel, protocol.stream(index));
+        members.add(member);
+        joining.add(member);
+        selector.wakeup();
     }
 
     /** Fails if a stream has ended or broken. */
@@ -92,12 +120,12 @@ final class SubscriberFleet implements PublishLoop.Subscription {
         }
     }
 
-    private SocketChannel connect(int member, Deadline deadline) {
+    private SocketChannel connect(int member, int timeoutMillis) {
         SocketChannel channel = null;
         try {
             channel = SocketChannel.open();
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            channel.socket().connect(protocol.address(), deadline.remainingMillis());
+            channel.socket().connect(protocol.address(), timeoutMillis);
             ByteBuffer request = ByteBuffer.wrap(protocol.request(member));
             while (request.hasRemaining()) {
                 channel.write(request);
@@ -178,7 +206,7 @@ final class SubscriberFleet implements PublishLoop.Subscription {
                 buffer.clear();
                 int n = channel.read(buffer);
                 if (n < 0) {
-                    fail(key, "the server closed a subscriber's connection");
+                    end(key, "the server closed a subscriber's connection");
                 } else {
                     stream.feed(buffer.array(), 0, n);
                     if (!live && stream.live()) {
@@ -187,7 +215,18 @@ final class SubscriberFleet implements PublishLoop.Subscription {
                     }
                 }
             } catch (IOException e) {
-                fail(key, e.toString());
+                end(key, e.toString());
+            } catch (RuntimeException e) {
+                fail(key, e.getMessage());
+            }
+        }
+
+        /** The connection is over: its protocol decides whether that is a failure. */
+        private void end(SelectionKey key, String how) {
+            key.cancel();
+            closeQuietly(channel);
+            try {
+                stream.closed(how);
             } catch (RuntimeException e) {
                 fail(key, e.getMessage());
             }

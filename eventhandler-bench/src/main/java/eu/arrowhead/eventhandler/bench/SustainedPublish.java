@@ -4,16 +4,13 @@ import java.math.BigDecimal;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.LongStream;
 
 /**
@@ -22,13 +19,39 @@ import java.util.stream.LongStream;
  * what the server takes; several keep requests waiting, so that a sync store's commits can be shared.
  * Every answer is counted: a refusal (503 from a full store buffer or a commit that took too long) is a
  * result here, not a failure. The ids of the accepted events are kept, for a check of the event log.
+ *
+ * <p>The same publishers also run at a fixed rate until stopped ({@link #start}), and may count a request
+ * that gets no answer instead of failing: the reliability suite publishes so into a server it kills.
  */
 final class SustainedPublish {
     static final String EVENT_TYPE = "bench.sustained";
     /** Beyond the phase itself: a publish in flight at its end is answered within HttpPublisher's timeout. */
     private static final Duration FINISH_TIMEOUT = Duration.ofSeconds(30);
+    /** After a request that got no answer: a server that is gone refuses the next connection at once. */
+    private static final Duration AFTER_NO_ANSWER = Duration.ofMillis(100);
+    private static final Duration FAILURE_POLL = Duration.ofMillis(100);
 
     private SustainedPublish() {
+    }
+
+    /**
+     * What the publishers send, and how.
+     *
+     * @param eventType         the events' type
+     * @param publishers        how many publish at once, each on a connection and a thread of its own
+     * @param batch             events per request; above 1 the requests go to {@code publish/batch}
+     * @param requestsPerSecond all publishers' requests per second together, each publisher on a fixed
+     *                          schedule of its share; 0: each sends its next request as soon as the last is answered
+     * @param tolerant          whether a request that gets no answer (the server is gone, or hung past
+     *                          HttpPublisher's timeout) is counted and the publisher goes on; otherwise it
+     *                          fails the run
+     */
+    record Load(String eventType, int publishers, int batch, int requestsPerSecond, boolean tolerant) {
+
+        /** Events of {@link #EVENT_TYPE} back to back; no answer is a failure. */
+        static Load backToBack(int publishers, int batch) {
+            return new Load(EVENT_TYPE, publishers, batch, 0, false);
+        }
     }
 
     /**
@@ -38,17 +61,22 @@ final class SustainedPublish {
      * @param ids        the ids of the accepted events, in no order
      * @param nanos      from the start until the last answer
      * @param endedNanos {@link System#nanoTime} of the last answer
+     * @param answers    requests by the status they were answered with, 200 among them
+     * @param unanswered requests that got no answer (only a tolerant load goes on after one)
+     * @param noAnswer   why the first of them got none; null when all were answered
      */
-    record Result(long accepted, long refused, String refusal, long[] ids, long nanos, long endedNanos) {
+    record Result(long accepted, long refused, String refusal, long[] ids, long nanos, long endedNanos,
+                  Map<Integer, Long> answers, long unanswered, String noAnswer) {
 
         /** Accepted publishes per second. */
         BigDecimal rate() {
             return ResultTable.perSecond(accepted, nanos);
         }
-    }
 
-    /** What one publisher got. */
-    private record Tally(long refused, String refusal, long[] ids) {
+        /** Requests answered {@code status}. */
+        long answered(int status) {
+            return answers.getOrDefault(status, 0L);
+        }
     }
 
     static Result run(URI base, int publishers, Duration length) {
@@ -57,53 +85,137 @@ final class SustainedPublish {
 
     /** Like {@link #run(URI, int, Duration)}, each request a batch of {@code batch} events when above 1. */
     static Result run(URI base, int publishers, Duration length, int batch) {
-        byte[] body = batch == 1 ? HttpPublisher.body(EVENT_TYPE, "sustained")
-                : HttpPublisher.batchBody(EVENT_TYPE, "sustained", batch);
-        ExecutorService threads = Executors.newFixedThreadPool(publishers);
-        long start = System.nanoTime();
-        long end = start + length.toNanos();
-        Callable<Tally> publisher = () -> publishUntil(base, body, batch > 1, end);
-        try {
-            List<Future<Tally>> futures = threads.invokeAll(Collections.nCopies(publishers, publisher),
-                    length.plus(FINISH_TIMEOUT).toNanos(), TimeUnit.NANOSECONDS);
-            long ended = System.nanoTime();
-            List<Tally> tallies = new ArrayList<>();
-            for (Future<Tally> future : futures) {
-                tallies.add(future.get());
+        return run(base, Load.backToBack(publishers, batch), length);
+    }
+
+    /** Publishes {@code load} for {@code length}, then returns what the publishers got. */
+    static Result run(URI base, Load load, Duration length) {
+        Running running = start(base, load);
+        // A publisher of a strict load that failed ends the phase at once: the run has failed.
+        Deadline.in(length, "the sustained phase").await(running::failed, () -> { }, FAILURE_POLL);
+        return running.stop();
+    }
+
+    /** Starts the publishers; they publish until {@link Running#stop}. */
+    static Running start(URI base, Load load) {
+        return new Running(base, load);
+    }
+
+    /** Publishers at work. */
+    static final class Running {
+        private final long start = System.nanoTime();
+        private final List<Thread> threads = new ArrayList<>();
+        private final List<Tally> tallies = new ArrayList<>();
+        private final AtomicLong accepted = new AtomicLong();
+        private final AtomicReference<BenchException> failure = new AtomicReference<>();
+        private volatile boolean stopping;
+
+        private Running(URI base, Load load) {
+            byte[] body = load.batch() == 1 ? HttpPublisher.body(load.eventType(), "sustained")
+                    : HttpPublisher.batchBody(load.eventType(), "sustained", load.batch());
+            // Each publisher's share of the rate, so that together they keep it.
+            int share = load.requestsPerSecond() == 0 ? 0
+                    : Math.max(1, Math.round((float) load.requestsPerSecond() / load.publishers()));
+            for (int p = 0; p < load.publishers(); p++) {
+                Tally tally = new Tally();
+                tallies.add(tally);
+                PublishLoop.Schedule schedule = new PublishLoop.Schedule(start, 0, share);
+                Thread thread = new Thread(() -> publish(base, body, load, schedule, tally),
+                        "bench-sustained-publisher-" + p);
+                thread.setDaemon(true);
+                threads.add(thread);
             }
-            long[] ids = tallies.stream().flatMapToLong(tally -> LongStream.of(tally.ids())).toArray();
-            return new Result(ids.length, tallies.stream().mapToLong(Tally::refused).sum(),
-                    tallies.stream().map(Tally::refusal).filter(Objects::nonNull).findFirst().orElse(null),
-                    ids, ended - start, ended);
-        } catch (CancellationException e) {
-            throw new BenchException("a publisher was still publishing " + FINISH_TIMEOUT.toSeconds()
-                    + " s after the end of the sustained phase", e);
-        } catch (ExecutionException e) {
-            throw e.getCause() instanceof BenchException failure ? failure
-                    : new BenchException("a publisher failed: " + e.getCause(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BenchException("interrupted while publishing", e);
-        } finally {
-            threads.shutdownNow();
+            threads.forEach(Thread::start);
+        }
+
+        /** Events accepted so far. */
+        long accepted() {
+            return accepted.get();
+        }
+
+        /** Whether a publisher of a strict load has failed. */
+        boolean failed() {
+            return failure.get() != null;
+        }
+
+        private void publish(URI base, byte[] body, Load load, PublishLoop.Schedule schedule, Tally tally) {
+            try (HttpPublisher publisher = new HttpPublisher(base, false)) {
+                for (int index = 0; !stopping; index++) {
+                    schedule.awaitDue(index);
+                    if (stopping) {
+                        return;
+                    }
+                    HttpPublisher.Answer answer;
+                    try {
+                        answer = load.batch() > 1 ? publisher.sendBatch(body) : publisher.send(body);
+                    } catch (BenchException e) {
+                        if (!load.tolerant()) {
+                            throw e;
+                        }
+                        tally.unanswered(e.getMessage());
+                        LockSupport.parkNanos(AFTER_NO_ANSWER.toNanos());
+                        continue;
+                    }
+                    tally.answered(answer);
+                    accepted.addAndGet(answer.ids().length);
+                }
+            } catch (BenchException e) {
+                failure.compareAndSet(null, e);
+            }
+        }
+
+        /** Stops the publishers after the requests they have in flight, and returns what they got. */
+        Result stop() {
+            stopping = true;
+            Deadline finish = Deadline.in(FINISH_TIMEOUT, "the publishers to finish");
+            for (Thread thread : threads) {
+                try {
+                    thread.join(finish.remainingMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new BenchException("interrupted while publishing", e);
+                }
+                if (thread.isAlive()) {
+                    throw new BenchException("a publisher was still publishing " + FINISH_TIMEOUT.toSeconds()
+                            + " s after it was told to stop");
+                }
+            }
+            long ended = System.nanoTime();
+            if (failure.get() != null) {
+                throw failure.get();
+            }
+            Map<Integer, Long> answers = new TreeMap<>();
+            tallies.forEach(tally -> tally.answers.forEach((status, count) -> answers.merge(status, count, Long::sum)));
+            long[] ids = tallies.stream().flatMapToLong(tally -> tally.ids.build()).toArray();
+            return new Result(ids.length, tallies.stream().mapToLong(tally -> tally.refused).sum(),
+                    tallies.stream().map(tally -> tally.refusal).filter(Objects::nonNull).findFirst().orElse(null),
+                    ids, ended - start, ended, answers, tallies.stream().mapToLong(tally -> tally.unanswered).sum(),
+                    tallies.stream().map(tally -> tally.noAnswer).filter(Objects::nonNull).findFirst().orElse(null));
         }
     }
 
-    private static Tally publishUntil(URI base, byte[] body, boolean batch, long endNanos) {
-        LongStream.Builder ids = LongStream.builder();
-        long refused = 0;
-        String refusal = null;
-        try (HttpPublisher publisher = new HttpPublisher(base, false)) {
-            while (System.nanoTime() - endNanos < 0) {
-                HttpPublisher.Answer answer = batch ? publisher.sendBatch(body) : publisher.send(body);
-                if (answer.accepted()) {
-                    LongStream.of(answer.ids()).forEach(ids);
-                } else {
-                    refused++;
-                    refusal = refusal == null ? answer.code() + " " + answer.refusal() : refusal;
-                }
+    /** What one publisher got; written by its thread only, read after it has ended. */
+    private static final class Tally {
+        private final LongStream.Builder ids = LongStream.builder();
+        private final Map<Integer, Long> answers = new TreeMap<>();
+        private long refused;
+        private String refusal;
+        private long unanswered;
+        private String noAnswer;
+
+        void answered(HttpPublisher.Answer answer) {
+            answers.merge(answer.code(), 1L, Long::sum);
+            if (answer.accepted()) {
+                LongStream.of(answer.ids()).forEach(ids);
+            } else {
+                refused++;
+                refusal = refusal == null ? answer.code() + " " + answer.refusal() : refusal;
             }
         }
-        return new Tally(refused, refusal, ids.build().toArray());
+
+        void unanswered(String why) {
+            unanswered++;
+            noAnswer = noAnswer == null ? why : noAnswer;
+        }
     }
 }

@@ -5,8 +5,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 
 /**
  * Scenario T: the publish rate, 1 and 8 publishers publishing back to back for a set time (default 10 s),
@@ -83,7 +81,7 @@ final class ThroughputScenario {
                         progress.update(recorder.count());
                     });
         }
-        Delivery delivery = Delivery.of(sustained.ids(), recorder.ids());
+        IdDelivery delivery = IdDelivery.of(sustained.ids(), recorder.ids());
         if (!delivery.clean()) {
             failures.add(label + ": " + delivery.lost() + " lost, " + delivery.duplicated() + " duplicated, "
                     + delivery.outOfOrder() + " out of order");
@@ -93,52 +91,5 @@ final class ThroughputScenario {
                 delivery.outOfOrder(), droppedBefore == null ? null : droppedAfter - droppedBefore,
                 after.cpuMillisSince(before), ResourceSnapshot.mebibytes(after.rssBytes()),
                 after.brokerThreads());
-    }
-
-    /** The ids of a stream's events in arrival order; the frames' data is not even parsed, to keep up. */
-    private static final class IdRecorder implements Consumer<SseFrame> {
-        private final AtomicInteger count = new AtomicInteger();
-        private long[] ids = new long[1 << 16];
-
-        @Override
-        public void accept(SseFrame frame) {
-            int next = count.get();
-            if (next == ids.length) {
-                ids = Arrays.copyOf(ids, ids.length * 2);
-            }
-            ids[next] = Long.parseLong(frame.id());
-            count.set(next + 1);
-        }
-
-        int count() {
-            return count.get();
-        }
-
-        /** Read once the reader's thread has stopped. */
-        long[] ids() {
-            return Arrays.copyOf(ids, count.get());
-        }
-    }
-
-    /** The received ids held against the accepted ones. */
-    private record Delivery(long delivered, long lost, long duplicated, long outOfOrder) {
-
-        static Delivery of(long[] accepted, long[] received) {
-            long[] sortedAccepted = accepted.clone();
-            Arrays.sort(sortedAccepted);
-            long outOfOrder = 0;
-            for (int i = 1; i < received.length; i++) {
-                outOfOrder += received[i] < received[i - 1] ? 1 : 0;
-            }
-            long[] distinct = Arrays.stream(received).sorted().distinct().toArray();
-            long delivered = Arrays.stream(distinct).filter(id -> Arrays.binarySearch(sortedAccepted, id) >= 0)
-                    .count();
-            return new Delivery(delivered, sortedAccepted.length - delivered, received.length - distinct.length,
-                    outOfOrder);
-        }
-
-        boolean clean() {
-            return lost == 0 && duplicated == 0 && outOfOrder == 0;
-        }
     }
 }
