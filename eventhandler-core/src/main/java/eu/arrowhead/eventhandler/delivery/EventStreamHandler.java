@@ -64,7 +64,6 @@ public final class EventStreamHandler extends HttpHandler {
     private final Authorizer authorizer;
     private final StreamSupervisor supervisor;
     private final Executor writers;
-    private final int queueCapacity;
     private final int sendBufferBytes;
     private final EventJournal journal;
     private final Executor journalReaders;
@@ -76,13 +75,12 @@ public final class EventStreamHandler extends HttpHandler {
      *                       rejection answers 503
      */
     public EventStreamHandler(Hub hub, Authorizer authorizer, StreamSupervisor supervisor, Executor writers,
-                              int queueCapacity, int sendBufferBytes, EventJournal journal,
+                              int sendBufferBytes, EventJournal journal,
                               Executor journalReaders, int journalPageEvents) {
         this.hub = hub;
         this.authorizer = authorizer;
         this.supervisor = supervisor;
         this.writers = writers;
-        this.queueCapacity = queueCapacity;
         this.sendBufferBytes = sendBufferBytes;
         this.journal = journal;
         this.journalReaders = journalReaders;
@@ -119,17 +117,17 @@ public final class EventStreamHandler extends HttpHandler {
                 authorizedSources(caller, sources(request.getParameterValues("source"))), metaData(request));
         OptionalLong afterId = lastEventId(request);
 
-        if (!supervisor.reserve()) {
-            throw new HubUnavailableException("the Event Handler already serves its maximum of "
-                    + supervisor.maxStreams() + " subscribers (subscriber.max-count)");
+        long heapCharge = StreamHeap.charge(request);
+        if (!supervisor.reserve(heapCharge)) {
+            throw new HubUnavailableException(supervisor.limitReached());
         }
-        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, queueCapacity, sendBufferBytes, writers,
-                supervisor::closed);
+        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, heapCharge,
+                supervisor.queueBudget(), sendBufferBytes, writers, supervisor::closed);
         Replay replay;
         try {
             replay = hub.subscribe(topicKeys, subscriber, afterId);
         } catch (RuntimeException e) {
-            supervisor.release();
+            supervisor.release(heapCharge);
             throw e;
         }
         supervisor.opened(subscriber);

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -23,8 +22,8 @@ import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
- * One SSE subscriber: a bounded queue of events and the non-blocking writer that empties it into the
- * subscriber's socket.
+ * One SSE subscriber: a queue of events bounded in bytes ({@link FrameQueue}) and the non-blocking writer
+ * that empties it into the subscriber's socket.
  *
  * <p>Why it looks like this:
  * <ul>
@@ -34,8 +33,10 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * <li>A drain writes only while Grizzly says the socket can take more ({@code canWrite} before every
  *     write makes the write non-blocking); otherwise it parks a write handler and frees the thread. A
  *     stalled client therefore costs no thread, only its bounded queue.</li>
- * <li>A full queue means the subscriber has fallen behind: it is cut off at once, and resumes with
- *     {@code Last-Event-ID}, instead of slowing the topic or growing the heap.</li>
+ * <li>A queue that may not grow ({@link QueueBudget#admits}) means the subscriber has fallen too far
+ *     behind: it is cut off at once, and resumes with {@code Last-Event-ID}, instead of slowing the topic
+ *     or growing the heap. A subscriber that is only briefly behind (descheduled, a garbage collection)
+ *     catches up from its queue, which holds megabytes of frames where it takes them.</li>
  * <li>Grizzly recycles a {@link Response} when its connection closes, so every use of the response happens
  *     under this object's monitor after checking {@code closed}, and closing takes the same monitor.</li>
  * </ul>
@@ -52,9 +53,10 @@ public final class SubscriberQueue implements Subscriber {
     private final Set<String> topicKeys;
     private final SubscriberFilter filter;
     private final Response response;
+    private final long heapCharge;
     private final Connection<?> connection;
     private final MemoryManager<?> memory;
-    private final ArrayBlockingQueue<PublishedEvent> queue;
+    private final FrameQueue queue;
     private final Executor writers;
     private final ClosedListener closedListener;
     private final AtomicBoolean scheduled = new AtomicBoolean();
@@ -83,22 +85,33 @@ public final class SubscriberQueue implements Subscriber {
     private volatile long blockedSinceNanos;
     private volatile long lastWriteNanos = System.nanoTime();
 
-    SubscriberQueue(Set<String> topicKeys, SubscriberFilter filter, Response response, int capacity,
-                    int sendBufferBytes, Executor writers, ClosedListener closedListener) {
+    /**
+     * @param heapCharge what the supervisor charged for this stream's heap ({@link StreamHeap}), given back
+     *                   when it closes
+     */
+    SubscriberQueue(Set<String> topicKeys, SubscriberFilter filter, Response response, long heapCharge,
+                    QueueBudget budget, int sendBufferBytes, Executor writers, ClosedListener closedListener) {
         this.topicKeys = Set.copyOf(topicKeys);
         this.filter = filter;
         this.response = response;
+        this.heapCharge = heapCharge;
         this.connection = response.getRequest().getContext().getConnection();
+        // The request's parameters are read by now, and the request lives as long as the stream.
+        RequestScratchBuffers.release(response.getRequest());
         this.memory = connection.getMemoryManager();
         // Grizzly's own default is 4 x the socket's send buffer (megabytes on loopback) per connection.
         connection.setMaxAsyncWriteQueueSize(sendBufferBytes);
-        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.queue = new FrameQueue(budget);
         this.writers = writers;
         this.closedListener = closedListener;
     }
 
     Set<String> topicKeys() {
         return topicKeys;
+    }
+
+    long heapCharge() {
+        return heapCharge;
     }
 
     @Override
@@ -175,7 +188,7 @@ public final class SubscriberQueue implements Subscriber {
                 connection.terminateSilently();
             }
         }
-        queue.clear();
+        queue.close(false);
         closedListener.closed(this, DisconnectReason.REFUSED, 0);
     }
 
@@ -194,6 +207,10 @@ public final class SubscriberQueue implements Subscriber {
 
     int queued() {
         return queue.size();
+    }
+
+    long queuedBytes() {
+        return queue.bytes();
     }
 
     /** Writes what is queued, then ends the response cleanly; used at shutdown. */
@@ -336,7 +353,7 @@ public final class SubscriberQueue implements Subscriber {
         closed = true;
         connection.removeCloseListener(connectionClosed);
         response.resume();
-        queue.clear();
+        queue.close(false);
         closedListener.closed(this, pageOnly ? DisconnectReason.REPLAY_PAGE : DisconnectReason.SHUTDOWN, 0);
     }
 
@@ -359,11 +376,7 @@ public final class SubscriberQueue implements Subscriber {
                 connection.terminateSilently();
             }
         }
-        int dropped = 0;
-        for (PublishedEvent event; (event = queue.poll()) != null; ) {
-            event.dropped();
-            dropped++;
-        }
+        int dropped = queue.close(true);
         closedListener.closed(this, reason, dropped);
     }
 }
