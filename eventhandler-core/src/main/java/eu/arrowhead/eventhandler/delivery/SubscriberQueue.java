@@ -36,7 +36,7 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * <li>A queue that may not grow ({@link QueueBudget#admits}) means the subscriber has fallen too far
  *     behind: it is cut off at once, and resumes with {@code Last-Event-ID}, instead of slowing the topic
  *     or growing the heap. A subscriber that is only briefly behind (descheduled, a garbage collection)
- *     catches up from its queue, which holds megabytes of frames where it takes them.</li>
+ *     catches up from its queue, which may hold megabytes of frames.</li>
  * <li>Grizzly recycles a {@link Response} when its connection closes, so every use of the response happens
  *     under this object's monitor after checking {@code closed}, and closing takes the same monitor.</li>
  * </ul>
