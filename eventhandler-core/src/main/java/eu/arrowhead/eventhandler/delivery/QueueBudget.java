@@ -24,7 +24,6 @@ final class QueueBudget {
     static final long ENTRY_BYTES = 8;
 
     private final long perSubscriber;
-    private final long total;
     private final long pressure;
     private final long share;
     private final AtomicLong queued = new AtomicLong();
@@ -33,7 +32,6 @@ final class QueueBudget {
 
     QueueBudget(long perSubscriber, long total, int maxSubscribers) {
         this.perSubscriber = perSubscriber;
-        this.total = total;
         this.pressure = total / 2;
         this.share = total / 2 / maxSubscribers;
     }
@@ -44,8 +42,9 @@ final class QueueBudget {
 
     /**
      * Whether a subscriber whose queue holds {@code queuedBytes} may queue {@code cost} more; if not, it
-     * has fallen behind and is cut off (or refused, if its stream has not started). The only place where
-     * that is decided.
+     * has fallen too far behind. The only place where that is decided. Reading the total and adding to it
+     * later is not one step, but events are offered under the hub's lock: only a heartbeat (a few bytes)
+     * can come in between.
      */
     boolean admits(long queuedBytes, long cost) {
         long after = queuedBytes + cost;
@@ -82,13 +81,5 @@ final class QueueBudget {
     /** The most bytes all queues have held together since the server started. */
     long peakTotal() {
         return peakTotal;
-    }
-
-    long perSubscriber() {
-        return perSubscriber;
-    }
-
-    long total() {
-        return total;
     }
 }
