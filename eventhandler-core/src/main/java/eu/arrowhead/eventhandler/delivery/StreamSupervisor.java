@@ -66,7 +66,7 @@ public final class StreamSupervisor {
         return true;
     }
 
-    /** Gives back a place reserved for a stream that never opened. */
+    /** Gives back a stream's place and its heap charge: it closed, or never opened. */
     void release(long heapCharge) {
         charged.addAndGet(-heapCharge);
         reserved.decrementAndGet();
