@@ -165,7 +165,7 @@ public final class EventHandlerServer implements AutoCloseable {
         EventJournal journal = store == null ? EventJournal.NONE : store;
         Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(), journal);
         BrokerMetrics metrics = new BrokerMetrics();
-        StreamSupervisor supervisor = new StreamSupervisor(hub, config.maxSubscribers(), config.heartbeat(),
+        StreamSupervisor supervisor = new StreamSupervisor(hub, config.subscriberLimits(), config.heartbeat(),
                 config.subscriberWriteTimeout(), metrics::disconnected);
         metrics.observe(hub, supervisor);
         if (store != null) {
@@ -215,7 +215,7 @@ public final class EventHandlerServer implements AutoCloseable {
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
         EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
-                config.subscriberQueueCapacity(), config.subscriberSendBufferBytes(), journal, journalReaders,
+                config.subscriberSendBufferBytes(), journal, journalReaders,
                 config.storeReplayPageEvents(), config.sseRetry());
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
                 && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED;

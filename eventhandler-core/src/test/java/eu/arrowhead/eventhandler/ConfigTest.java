@@ -160,7 +160,7 @@ class ConfigTest {
     void theLoggedConfigurationListsEveryKey() {
         String described = ConfigLoader.withOverrides(Map.of("server.port", "9")).describe();
         assertTrue(described.contains("server.port=9"), described);
-        assertTrue(described.contains("subscriber.queue-capacity=1024"), described);
+        assertTrue(described.contains("subscriber.max-count=0"), described);
     }
 
     private static void assertMessage(org.junit.jupiter.api.function.Executable load, String expected) {

@@ -22,7 +22,7 @@ class OrderingTest {
     @Test
     void onePublisherThreeSubscribersReceiveAllTenThousandInPublishOrder() throws Exception {
         int events = 10_000;
-        try (TestServer server = TestServer.start("subscriber.queue-capacity", "20000")) {
+        try (TestServer server = TestServer.start()) {
             List<SseStream> streams = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 streams.add(server.subscribe("?eventType=ordered"));
@@ -47,7 +47,7 @@ class OrderingTest {
     void eightConcurrentPublishersFourSubscribersEveryEventExactlyOnceInTheSameOrder() throws Exception {
         int publishers = 8;
         int perPublisher = 5_000;
-        try (TestServer server = TestServer.start("subscriber.queue-capacity", "50000")) {
+        try (TestServer server = TestServer.start()) {
             List<SseStream> streams = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
                 streams.add(server.subscribe("?eventType=concurrent"));

@@ -41,7 +41,7 @@ class ResumeTest {
 
     @Test
     void eventsPublishedDuringTheReplayAreNeitherLostNorDuplicated() throws Exception {
-        try (TestServer server = TestServer.start("replay.window-events", "5000", "subscriber.queue-capacity", "10000")) {
+        try (TestServer server = TestServer.start("replay.window-events", "5000")) {
             for (int i = 0; i < 2_000; i++) {
                 server.publish("racing", "old-" + i);
             }

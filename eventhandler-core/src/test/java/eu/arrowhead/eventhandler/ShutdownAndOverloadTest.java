@@ -22,7 +22,7 @@ class ShutdownAndOverloadTest {
 
     @Test
     void shutdownDeliversWhatIsQueuedThenEndsStreamsCleanly() throws Exception {
-        TestServer server = TestServer.start("subscriber.queue-capacity", "10000", "server.shutdown-grace-seconds", "10");
+        TestServer server = TestServer.start("server.shutdown-grace-seconds", "10");
         try (SseStream stream = server.subscribe("?eventType=closing")) {
             long last = 0;
             for (int i = 0; i < 2_000; i++) {
@@ -40,8 +40,7 @@ class ShutdownAndOverloadTest {
 
     @Test
     void shutdownStopsAcceptingAtOnceWhileStreamsStillDrain() throws Exception {
-        TestServer server = TestServer.start("server.shutdown-grace-seconds", "5", "subscriber.queue-capacity", "100000",
-                "subscriber.send-buffer-bytes", "1024");
+        TestServer server = TestServer.start("server.shutdown-grace-seconds", "5", "subscriber.send-buffer-bytes", "1024");
         try (RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=held", 4096)) {
             stalled.awaitText(":ok", 5_000);
             for (int i = 0; i < 3_000; i++) {

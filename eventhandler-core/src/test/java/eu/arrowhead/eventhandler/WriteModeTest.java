@@ -39,10 +39,11 @@ class WriteModeTest {
         }
     }
 
+    /** The queue holds 1 MiB, well below the 5 MB published, so a stalled subscriber overflows it. */
     private static TestServer serverWithWriteMode(String mode) {
         return TestServer.start("subscriber.write-mode", mode,
                 "subscriber.write-timeout-seconds", Integer.toString(WRITE_TIMEOUT_SECONDS),
-                "subscriber.send-buffer-bytes", "16384");
+                "subscriber.send-buffer-bytes", "16384", "subscriber.queue-max-bytes", "1048576");
     }
 
     /** Publishes {@link #EVENTS} events one after another; a healthy subscriber must receive them all. */

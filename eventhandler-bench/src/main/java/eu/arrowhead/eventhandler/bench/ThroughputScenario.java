@@ -23,14 +23,14 @@ final class ThroughputScenario {
             "server RSS MiB", "server threads");
 
     /** The setting the scenario makes; the command line may not override it. */
-    static final String ROW_SETTING = "subscriber.queue-capacity";
+    static final String ROW_SETTING = "subscriber.queue-max-bytes";
     /**
      * The checking subscriber's queue. It reads on one thread beside 8 publishers on 2 cores, and at batch
-     * rates (50 000 events/s) fell more than the default 1 024 events behind and was cut off as slow, as it
-     * should be; here it only checks delivery, so it gets room to catch up (references to shared frames:
-     * 2 MiB).
+     * rates (50 000 events/s) fell more than 1 024 events behind and was cut off as slow, as it should be;
+     * here it only checks delivery, so it gets room to catch up: 64 MiB of frames, which the queues' default
+     * total (1/8 of the heap) holds from -Xmx512m on.
      */
-    private static final String CHECKER_QUEUE_CAPACITY = "262144";
+    private static final String CHECKER_QUEUE_BYTES = "67108864";
 
     private ThroughputScenario() {
     }
@@ -38,7 +38,7 @@ final class ThroughputScenario {
     /** Runs every row, each {@code --seconds} long (the count is not used). */
     static Scenario.Result run(BenchOptions options, int ignored) {
         Map<String, String> settings = options.target() != null ? Map.of()
-                : Map.of(ROW_SETTING, CHECKER_QUEUE_CAPACITY);
+                : Map.of(ROW_SETTING, CHECKER_QUEUE_BYTES);
         try (Target target = Scenario.server(options, settings)) {
             return run(target, options.seconds());
         }

@@ -21,6 +21,10 @@ public final class ConfigLoader {
     private static final String ENV_PREFIX = "EH_";
     private static final String CONFIG_ARG = "config";
     private static final String CONFIG_ENV = "EH_CONFIG";
+    /** Keys that earlier versions knew, with what replaced them: refused with that instead of "unknown". */
+    private static final Map<String, String> RETIRED = Map.of(
+            "subscriber.queue-capacity", "subscriber.queue-max-bytes, which bounds a subscriber's queue in"
+                    + " bytes rather than events (0 derives it from the heap)");
 
     private ConfigLoader() {
     }
@@ -108,6 +112,11 @@ public final class ConfigLoader {
     }
 
     private static String keyOfEnvironmentVariable(String name, Map<String, String> known) {
+        for (String key : RETIRED.keySet()) {
+            if (environmentVariable(key).equals(name)) {
+                return key;
+            }
+        }
         for (String key : known.keySet()) {
             if (environmentVariable(key).equals(name)) {
                 return key;
@@ -119,6 +128,10 @@ public final class ConfigLoader {
 
     private static void overlay(Map<String, String> values, Map<String, String> overrides, String source) {
         overrides.forEach((key, value) -> {
+            if (RETIRED.containsKey(key)) {
+                throw new ConfigException("configuration key '" + key + "' in " + source + " is no longer"
+                        + " used; it was replaced by " + RETIRED.get(key));
+            }
             if (!values.containsKey(key)) {
                 throw new ConfigException("unknown configuration key '" + key + "' in " + source
                         + "; every key is listed in config/eventhandler.properties");

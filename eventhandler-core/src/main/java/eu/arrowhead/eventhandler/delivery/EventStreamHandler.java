@@ -73,7 +73,6 @@ public final class EventStreamHandler extends HttpHandler {
     private final Authorizer authorizer;
     private final StreamSupervisor supervisor;
     private final Executor writers;
-    private final int queueCapacity;
     private final int sendBufferBytes;
     private final EventJournal journal;
     private final Executor journalReaders;
@@ -89,13 +88,12 @@ public final class EventStreamHandler extends HttpHandler {
      * @param retry          {@code sse.retry-millis}, announced at every stream's open and in refusals
      */
     public EventStreamHandler(Hub hub, Authorizer authorizer, StreamSupervisor supervisor, Executor writers,
-                              int queueCapacity, int sendBufferBytes, EventJournal journal,
+                              int sendBufferBytes, EventJournal journal,
                               Executor journalReaders, int journalPageEvents, Duration retry) {
         this.hub = hub;
         this.authorizer = authorizer;
         this.supervisor = supervisor;
         this.writers = writers;
-        this.queueCapacity = queueCapacity;
         this.sendBufferBytes = sendBufferBytes;
         this.journal = journal;
         this.journalReaders = journalReaders;
@@ -136,12 +134,12 @@ public final class EventStreamHandler extends HttpHandler {
                 authorizedSources(subscriberName, sources(request.getParameterValues("source"))), metaData(request));
         OptionalLong afterId = lastEventId(request);
 
-        if (!supervisor.reserve()) {
-            throw new HubUnavailableException("the Event Handler already serves its maximum of "
-                    + supervisor.maxStreams() + " subscribers (subscriber.max-count)");
+        long heapCharge = StreamHeap.charge(request);
+        if (!supervisor.reserve(heapCharge)) {
+            throw new HubUnavailableException(supervisor.limitReached());
         }
-        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, queueCapacity, sendBufferBytes, writers,
-                supervisor::closed, refusal);
+        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, heapCharge,
+                supervisor.queueBudget(), sendBufferBytes, writers, supervisor::closed, refusal);
         response.setStatus(200);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");

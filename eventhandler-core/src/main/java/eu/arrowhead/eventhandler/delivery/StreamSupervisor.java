@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.delivery;
 
+import eu.arrowhead.eventhandler.config.SubscriberLimits;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
@@ -7,14 +8,16 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.ObjIntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the open SSE streams in check: admits at most {@code subscriber.max-count}, sends heartbeats to
- * idle streams, cuts off streams whose socket stopped accepting bytes, and at shutdown lets every stream
- * write what it holds before ending it. One scheduled tick does all of it, whatever the number of streams.
+ * Keeps the open SSE streams in check: admits at most {@code subscriber.max-count}, holds the budget of
+ * their queues ({@link QueueBudget}), sends heartbeats to idle streams, cuts off streams whose socket
+ * stopped accepting bytes, and at shutdown lets every stream write what it holds before ending it. One
+ * scheduled tick does all of it, whatever the number of streams.
  */
 public final class StreamSupervisor {
     private static final Logger LOG = LoggerFactory.getLogger(StreamSupervisor.class);
@@ -22,35 +25,69 @@ public final class StreamSupervisor {
 
     private final Hub hub;
     private final int maxStreams;
+    private final long streamsHeapBytes;
+    private final QueueBudget queueBudget;
     private final long heartbeatNanos;
     private final long writeTimeoutNanos;
     private final ObjIntConsumer<DisconnectReason> disconnects;
     private final Set<SubscriberQueue> streams = ConcurrentHashMap.newKeySet();
     private final AtomicInteger reserved = new AtomicInteger();
+    private final AtomicLong charged = new AtomicLong();
 
     /**
+     * @param limits      {@code subscriber.max-count} and the bytes their queues may hold
      * @param disconnects told of every ended stream with its reason and the events it dropped
      */
-    public StreamSupervisor(Hub hub, int maxStreams, Duration heartbeat, Duration writeTimeout,
+    public StreamSupervisor(Hub hub, SubscriberLimits limits, Duration heartbeat, Duration writeTimeout,
                             ObjIntConsumer<DisconnectReason> disconnects) {
         this.hub = hub;
-        this.maxStreams = maxStreams;
+        this.maxStreams = limits.maxCount();
+        this.streamsHeapBytes = limits.streamsHeapBytes();
+        this.queueBudget = new QueueBudget(limits.queueMaxBytes(), limits.totalQueueMaxBytes(), limits.maxCount());
         this.heartbeatNanos = heartbeat.toNanos();
         this.writeTimeoutNanos = writeTimeout.toNanos();
         this.disconnects = disconnects;
     }
 
-    /** Takes one of the {@code subscriber.max-count} places, or returns false if none is left. */
-    boolean reserve() {
+    /**
+     * Takes one of the {@code subscriber.max-count} places and charges the stream's heap
+     * ({@link StreamHeap}) to the subscribers' share of the heap, or returns false if either is used up.
+     */
+    boolean reserve(long heapCharge) {
         if (reserved.incrementAndGet() > maxStreams) {
+            reserved.decrementAndGet();
+            return false;
+        }
+        if (charged.addAndGet(heapCharge) > streamsHeapBytes) {
+            charged.addAndGet(-heapCharge);
             reserved.decrementAndGet();
             return false;
         }
         return true;
     }
 
-    int maxStreams() {
+    /**
+     * Gives back a stream's place and its heap charge once it has closed: a stream is known here from before
+     * it is registered, so a refused one comes through {@link #closed} too.
+     */
+    private void release(long heapCharge) {
+        charged.addAndGet(-heapCharge);
+        reserved.decrementAndGet();
+    }
+
+    /** Why a stream was refused its place: for the refusal's message. */
+    String limitReached() {
+        return "the Event Handler already serves as many subscribers as it can hold (subscriber.max-count: "
+                + maxStreams + ", or their share of the heap: " + (streamsHeapBytes >> 20) + " MiB); try again later";
+    }
+
+    /** {@code subscriber.max-count}. */
+    public int maxStreams() {
         return maxStreams;
+    }
+
+    QueueBudget queueBudget() {
+        return queueBudget;
     }
 
     void opened(SubscriberQueue stream) {
@@ -61,7 +98,7 @@ public final class StreamSupervisor {
     void closed(SubscriberQueue stream, DisconnectReason reason, int dropped) {
         hub.unsubscribe(stream.topicKeys(), stream);
         if (streams.remove(stream)) {
-            reserved.decrementAndGet();
+            release(stream.heapCharge());
             if (streams.isEmpty()) {
                 synchronized (this) {
                     notifyAll();
@@ -89,6 +126,19 @@ public final class StreamSupervisor {
     /** Open streams now. */
     public int openStreams() {
         return streams.size();
+    }
+
+    /** The heap the open streams are charged for ({@link StreamHeap}). */
+    public long streamsHeapCharged() {
+        return charged.get();
+    }
+
+    /**
+     * Bytes of frames all subscriber queues hold now, the most they have held together since the start,
+     * and the most one queue has held.
+     */
+    public long[] queuedBytes() {
+        return new long[] {queueBudget.queued(), queueBudget.peakTotal(), queueBudget.peakQueue()};
     }
 
     /** Events waiting in all subscriber queues, and the longest queue. */

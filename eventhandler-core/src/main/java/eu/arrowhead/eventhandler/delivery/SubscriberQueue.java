@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -22,8 +21,8 @@ import org.glassfish.grizzly.memory.Buffers;
 import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
- * One SSE subscriber: a bounded queue of events and the non-blocking writer that empties it into the
- * subscriber's socket.
+ * One SSE subscriber: a queue of events bounded in bytes ({@link FrameQueue}) and the non-blocking writer
+ * that empties it into the subscriber's socket.
  *
  * <p>Why it looks like this:
  * <ul>
@@ -33,10 +32,12 @@ import org.glassfish.grizzly.memory.MemoryManager;
  * <li>A drain writes only while Grizzly says the socket can take more ({@code canWrite} before every
  *     write makes the write non-blocking); otherwise it parks a write handler and frees the thread. A
  *     stalled client therefore costs no thread, only its bounded queue.</li>
- * <li>A full queue means the subscriber has fallen behind: it is cut off at once, and resumes with
- *     {@code Last-Event-ID}, instead of slowing the topic or growing the heap. Before the stream has
- *     started (its replay is still being read from the event store) nothing has been written yet, so it is
- *     answered with the {@link StreamRefusal} instead: a client must never be left without an answer.</li>
+ * <li>A queue that may not grow ({@link QueueBudget#admits}) means the subscriber has fallen too far
+ *     behind: it is cut off at once, and resumes with {@code Last-Event-ID}, instead of slowing the topic
+ *     or growing the heap. A subscriber that is only briefly behind (descheduled, a garbage collection)
+ *     catches up from its queue, which may hold megabytes of frames. Before the stream has started (its
+ *     replay is still being read from the event store) nothing has been written yet, so it is answered
+ *     with the {@link StreamRefusal} instead: a client must never be left without an answer.</li>
  * <li>Grizzly recycles a {@link Response} when its connection closes, so every use of the response happens
  *     under this object's monitor after checking {@code closed}, and closing takes the same monitor.</li>
  * </ul>
@@ -53,9 +54,10 @@ public final class SubscriberQueue implements Subscriber {
     private final Set<String> topicKeys;
     private final SubscriberFilter filter;
     private final Response response;
+    private final long heapCharge;
     private final Connection<?> connection;
     private final MemoryManager<?> memory;
-    private final ArrayBlockingQueue<PublishedEvent> queue;
+    private final FrameQueue queue;
     private final Executor writers;
     private final ClosedListener closedListener;
     private final StreamRefusal refusal;
@@ -86,16 +88,24 @@ public final class SubscriberQueue implements Subscriber {
     private volatile long blockedSinceNanos;
     private volatile long lastWriteNanos = System.nanoTime();
 
-    SubscriberQueue(Set<String> topicKeys, SubscriberFilter filter, Response response, int capacity,
-                    int sendBufferBytes, Executor writers, ClosedListener closedListener, StreamRefusal refusal) {
+    /**
+     * @param heapCharge what the supervisor charged for this stream's heap ({@link StreamHeap}), given back
+     *                   when it closes
+     */
+    SubscriberQueue(Set<String> topicKeys, SubscriberFilter filter, Response response, long heapCharge,
+                    QueueBudget budget, int sendBufferBytes, Executor writers, ClosedListener closedListener,
+                    StreamRefusal refusal) {
         this.topicKeys = Set.copyOf(topicKeys);
         this.filter = filter;
         this.response = response;
+        this.heapCharge = heapCharge;
         this.connection = response.getRequest().getContext().getConnection();
+        // The request's parameters are read by now, and the request lives as long as the stream.
+        RequestScratchBuffers.release(response.getRequest());
         this.memory = connection.getMemoryManager();
         // Grizzly's own default is 4 x the socket's send buffer (megabytes on loopback) per connection.
         connection.setMaxAsyncWriteQueueSize(sendBufferBytes);
-        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.queue = new FrameQueue(budget);
         this.writers = writers;
         this.closedListener = closedListener;
         this.refusal = refusal;
@@ -103,6 +113,10 @@ public final class SubscriberQueue implements Subscriber {
 
     Set<String> topicKeys() {
         return topicKeys;
+    }
+
+    long heapCharge() {
+        return heapCharge;
     }
 
     @Override
@@ -199,7 +213,7 @@ public final class SubscriberQueue implements Subscriber {
                 connection.terminateSilently();
             }
         }
-        queue.clear();
+        queue.close(false);
         closedListener.closed(this, DisconnectReason.REFUSED, 0);
         return true;
     }
@@ -230,6 +244,10 @@ public final class SubscriberQueue implements Subscriber {
 
     int queued() {
         return queue.size();
+    }
+
+    long queuedBytes() {
+        return queue.bytes();
     }
 
     /**
@@ -378,7 +396,7 @@ public final class SubscriberQueue implements Subscriber {
         closed = true;
         connection.removeCloseListener(connectionClosed);
         response.resume();
-        queue.clear();
+        queue.close(false);
         closedListener.closed(this, pageOnly ? DisconnectReason.REPLAY_PAGE : DisconnectReason.SHUTDOWN, 0);
     }
 
@@ -401,11 +419,7 @@ public final class SubscriberQueue implements Subscriber {
                 connection.terminateSilently();
             }
         }
-        int dropped = 0;
-        for (PublishedEvent event; (event = queue.poll()) != null; ) {
-            event.dropped();
-            dropped++;
-        }
+        int dropped = queue.close(true);
         closedListener.closed(this, reason, dropped);
     }
 }

@@ -67,6 +67,7 @@ public final class BrokerMetrics {
         registry.register(() -> {
             List<TopicStats> topics = hub.stats();
             long[] depths = streams.queueDepths();
+            long[] bytes = streams.queuedBytes();
             return MetricSnapshots.of(
                     perTopic("eventhandler_events_published", "Events published, per topic", topics,
                             TopicStats::published),
@@ -80,6 +81,16 @@ public final class BrokerMetrics {
                             depths[0]),
                     gauge("eventhandler_subscriber_queue_depth_max", "Events waiting in the longest"
                             + " subscriber queue", depths[1]),
+                    gauge("eventhandler_subscriber_queued_bytes", "Bytes of frames waiting in all subscriber"
+                            + " queues (bounded by subscriber.total-queue-max-bytes)", bytes[0]),
+                    gauge("eventhandler_subscriber_queued_bytes_peak", "Most bytes of frames all subscriber"
+                            + " queues have held together since the start", bytes[1]),
+                    gauge("eventhandler_subscriber_queue_bytes_peak", "Most bytes one subscriber queue has held"
+                            + " since the start (bounded by subscriber.queue-max-bytes)", bytes[2]),
+                    gauge("eventhandler_subscribers_max", "Most SSE streams at once (subscriber.max-count)",
+                            streams.maxStreams()),
+                    gauge("eventhandler_subscribers_heap_bytes", "Heap the open SSE streams are estimated to"
+                            + " hold, by their requests' headers", streams.streamsHeapCharged()),
                     gauge("eventhandler_topics", "Topics held", topics.size()),
                     counter("eventhandler_connections_accepted", "TCP connections accepted",
                             connectionsAccepted.sum()),

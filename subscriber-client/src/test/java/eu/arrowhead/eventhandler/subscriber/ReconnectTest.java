@@ -32,7 +32,7 @@ class ReconnectTest {
 
     @Test
     void aSubscriberTheServerDropsForBeingSlowResumesWithoutLossOrDuplicates() throws Exception {
-        try (TestServer server = TestServer.start("subscriber.queue-capacity", "16",
+        try (TestServer server = TestServer.start("subscriber.queue-max-bytes", "4096",
                 "subscriber.send-buffer-bytes", "1024",
                 "replay.window-events", "5000",
                 "replay.window-bytes", "67108864")) {

@@ -1,0 +1,28 @@
+package eu.arrowhead.eventhandler.delivery;
+
+import eu.arrowhead.eventhandler.config.SubscriberLimits;
+import org.glassfish.grizzly.http.HttpRequestPacket;
+import org.glassfish.grizzly.http.server.Request;
+import org.glassfish.grizzly.http.util.MimeHeaders;
+
+/**
+ * The heap an SSE stream holds while it is open, estimated from its request: Grizzly keeps the request,
+ * its headers and their bytes for the life of the stream, so a client that sends 99 short headers holds
+ * four times what a bare request does. The supervisor charges each stream this much against the
+ * subscribers' share of the heap ({@link SubscriberLimits#streamsHeapBytes}).
+ */
+final class StreamHeap {
+    private StreamHeap() {
+    }
+
+    static long charge(Request request) {
+        HttpRequestPacket packet = request.getRequest();
+        MimeHeaders headers = packet.getHeaders();
+        long bytes = SubscriberLimits.STREAM_BASE_BYTES + packet.getRequestURIRef().getOriginalRequestURIBC().getLength()
+                + packet.getQueryStringDC().getLength();
+        for (int i = 0; i < headers.size(); i++) {
+            bytes += SubscriberLimits.STREAM_HEADER_BYTES + headers.getName(i).getLength() + headers.getValue(i).getLength();
+        }
+        return Math.max(bytes, SubscriberLimits.MIN_STREAM_BYTES);
+    }
+}
