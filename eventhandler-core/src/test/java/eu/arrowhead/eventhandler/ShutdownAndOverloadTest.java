@@ -156,7 +156,7 @@ class ShutdownAndOverloadTest {
 
     @Test
     void aStreamAskedForDuringShutdownIsRefusedForNow() throws Exception {
-        TestServer server = TestServer.start("server.shutdown-grace-seconds", "10", "subscriber.queue-capacity", "100000",
+        TestServer server = TestServer.start("server.shutdown-grace-seconds", "10", "subscriber.queue-max-bytes", "16777216",
                 "subscriber.send-buffer-bytes", "1024");
         // A stalled stream holds the shutdown open; a connection made before it asks for a stream during it.
         try (RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=held", 4096);

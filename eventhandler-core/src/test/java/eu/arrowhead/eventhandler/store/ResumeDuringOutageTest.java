@@ -51,7 +51,7 @@ class ResumeDuringOutageTest {
         settings.put("store.mode", "async");
         settings.put("store.timeout-seconds", Integer.toString(STORE_TIMEOUT_SECONDS));
         settings.put("replay.window-events", "5");
-        settings.put("subscriber.queue-capacity", "16");
+        settings.put("subscriber.queue-max-bytes", "4096");
         return TestServer.start(settings.entrySet().stream()
                 .flatMap(entry -> Stream.of(entry.getKey(), entry.getValue())).toArray(String[]::new));
     }
