@@ -36,7 +36,9 @@ class StoreBufferConfigTest {
         ConfigException bytes = assertThrows(ConfigException.class,
                 () -> ConfigLoader.withOverrides(Map.of("store.buffer-bytes", "1000")));
         assertTrue(bytes.getMessage().contains("publish.max-request-bytes"), bytes.getMessage());
-        assertEquals(999, ConfigLoader.withOverrides(Map.of("store.buffer-events", "999", "store.mode", "off"))
-                .storeBufferEvents(), "without a store the buffer does not exist");
+        ConfigException withoutStore = assertThrows(ConfigException.class,
+                () -> ConfigLoader.withOverrides(Map.of("store.buffer-events", "999", "store.mode", "off")));
+        assertTrue(withoutStore.getMessage().contains("cannot take effect"), "without a store there is no buffer to"
+                + " size: " + withoutStore.getMessage());
     }
 }
