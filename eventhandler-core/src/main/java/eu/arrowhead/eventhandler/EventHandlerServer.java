@@ -6,12 +6,15 @@ import eu.arrowhead.eventhandler.delivery.EventStreamHandler;
 import eu.arrowhead.eventhandler.delivery.PublisherWrites;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.http.AdmissionControl;
+import eu.arrowhead.eventhandler.http.CorsPolicy;
 import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.HealthResource;
 import eu.arrowhead.eventhandler.http.IgnoredUpgrades;
 import eu.arrowhead.eventhandler.http.JsonErrorPages;
 import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.http.RequestBodies;
+import eu.arrowhead.eventhandler.http.StrictHttpCodec;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
@@ -197,7 +200,7 @@ public final class EventHandlerServer implements AutoCloseable {
         PublisherWrites writes = new PublisherWrites(config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
         PublishHandler publishes = new PublishHandler(events -> writes.publish(() -> hub.publish(events)),
-                validator, authorizer, config.maxRequestBytes(), config.maxBatchEvents(), config.storeSyncTimeout(),
+                validator, authorizer, config.maxBatchEvents(), config.storeSyncTimeout(),
                 metrics::publishHandled);
         ResourceConfig resources = new ResourceConfig()
                 .register(new EchoResource())
@@ -219,9 +222,12 @@ public final class EventHandlerServer implements AutoCloseable {
                 config.storeReplayPageEvents(), config.sseRetry());
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
                 && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED;
+        RequestBodies bodies = new RequestBodies(config.bodyTimeout(), EventHandlerConfig.requestBodyBudget(),
+                new RequestBodies.Limit(config.maxRequestBytes(), "publish.max-request-bytes"),
+                new RequestBodies.Limit(config.maxBodyBytes(), "server.max-body-bytes"));
         AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, publishes,
                 PublishHandler::handles, publishesOnSelector, jersey, workers,
-                config.workerThreads() + config.workerQueue());
+                config.workerThreads() + config.workerQueue(), new CorsPolicy(config.corsOrigins()), bodies);
 
         HttpServer http = new HttpServer();
         NetworkListener listener = new NetworkListener(LISTENER, config.serverHost(), config.serverPort());
@@ -231,6 +237,7 @@ public final class EventHandlerServer implements AutoCloseable {
         listener.getKeepAlive().setIdleTimeoutInSeconds((int) config.idleTimeout().toSeconds());
         listener.setMaxHttpHeaderSize(config.maxHeaderBytes());
         listener.registerAddOn(new IgnoredUpgrades());
+        listener.registerAddOn(StrictHttpCodec.addOn());
         if (tls != null) {
             listener.setSecure(true);
             listener.setSSLEngineConfig(tls.listenerConfig());

@@ -5,6 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import eu.arrowhead.eventhandler.testing.RawHttp;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -12,15 +16,20 @@ import java.io.OutputStream;
 import java.net.Socket;
 import eu.arrowhead.eventhandler.testing.Reply;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.stream.Stream;
+import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.LoggerFactory;
 
 /** Every kind of bad input gets a 4xx with an ErrorMessage that says what is wrong; the server goes on. */
 class BadInputTest {
@@ -187,6 +196,142 @@ class BadInputTest {
             String second = readUntilHeadersOrClose(socket.getInputStream());
             assertTrue(second.contains("HTTP/1.1 200"), second);
         }
+    }
+
+    /**
+     * Requests that Jersey could not make a URI of (a bad escape, a Host with a space), and a stream whose
+     * bad parameter Grizzly dropped without a word: each a 400 that says what is wrong, never a 500.
+     */
+    static Stream<Arguments> malformedTargetsAndHosts() {
+        return Stream.of(
+                Arguments.of("GET /eventhandler/echo?a=%zz HTTP/1.1\r\nHost: x\r\n\r\n", "'%zz'", "/eventhandler/echo"),
+                Arguments.of("GET /eventhandler/%zz HTTP/1.1\r\nHost: x\r\n\r\n", "'%zz'", "/eventhandler/%zz"),
+                Arguments.of("GET /metrics?a=%zz HTTP/1.1\r\nHost: x\r\n\r\n", "'%zz'", "/metrics"),
+                Arguments.of("GET /eventhandler/events?eventType=a&b=%z HTTP/1.1\r\nHost: x\r\n\r\n", "'%z'",
+                        "/eventhandler/events"),
+                Arguments.of("GET /eventhandler/echo?a=\"x\" HTTP/1.1\r\nHost: x\r\n\r\n", "'\"'", "/eventhandler/echo"),
+                Arguments.of("GET /eventhandler/e{c}ho HTTP/1.1\r\nHost: x\r\n\r\n", "'{'", "/eventhandler/e{c}ho"),
+                Arguments.of("GET /eventhandler/echo HTTP/1.1\r\nHost: a b\r\n\r\n", "Host header 'a b'", "/eventhandler/echo"),
+                Arguments.of("GET /eventhandler/echo HTTP/1.1\r\nHost: a:99999\r\n\r\n", "Host header 'a:99999'",
+                        "/eventhandler/echo"),
+                Arguments.of("POST /eventhandler/publish HTTP/1.1\r\nHost: a\r\nHost: b\r\nContent-Length: 2\r\n\r\n{}",
+                        "more than one Host", "/eventhandler/publish"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("malformedTargetsAndHosts")
+    void malformedTargetsAndHostsAre400(String request, String message, String origin) throws Exception {
+        assertError(raw(request), 400, message, origin);
+    }
+
+    /** Java's URI takes no underscore in a host name; HTTP does, and so do container names. */
+    @Test
+    void aHostNameWithAnUnderscoreIsServed() {
+        for (String path : new String[] {"/eventhandler/echo", "/eventhandler/mgmt/health"}) {
+            RawHttp.Answer answer = RawHttp.exchange(server.port(), "GET " + path + " HTTP/1.1\r\n"
+                    + "Host: event_handler:8455\r\n\r\n");
+            assertEquals(200, answer.status(), answer.body());
+        }
+    }
+
+    /**
+     * A JSON body that starts with NUL bytes: Jackson takes it for UTF-32 and fails with an I/O error, which
+     * was a 500 on every endpoint with a body.
+     */
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"POST, /eventhandler/publish", "POST, /eventhandler/publish/batch", "POST, /eventhandler/subscribe",
+            "PUT, /eventhandler/mgmt/subscriptions/1"})
+    void aBodyThatIsNotUtf8Is400(String method, String path) throws Exception {
+        assertError(raw(method + " " + path + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Length: 8\r\n\r\n\0\0\0\0{}  "), 400, "not JSON in UTF-8", path);
+    }
+
+    /** One body framed two ways is how requests are smuggled past a proxy: refused in either order. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"Content-Length: 4\r\nTransfer-Encoding: chunked", "Transfer-Encoding: chunked\r\nContent-Length: 4",
+            "Transfer-Encoding: chunked, identity\r\nX-Ignored: 1"})
+    void aBodyFramedTwoWaysIsRefusedAndTheConnectionClosed(String framing) throws Exception {
+        String event = "{\"eventType\":\"smuggled\",\"payload\":\"x\"}";
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            http.send("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + framing
+                    + "\r\n\r\n" + Integer.toHexString(event.length()) + "\r\n" + event + "\r\n0\r\n\r\n");
+            assertError(toReply(http.answer(Duration.ofSeconds(10))), 400, "Transfer-Encoding", "/eventhandler/publish");
+            assertTrue(http.closedWithin(Duration.ofSeconds(10)), "the connection is closed");
+        }
+        assertTrue(server.topic("smuggled").isEmpty(), "nothing was published");
+    }
+
+    /** A client must not be able to fill the log: a broken chunked body costs at most a DEBUG line. */
+    @Test
+    void aMalformedChunkedBodyIs400WithoutAStackTraceInTheLog() throws Exception {
+        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(
+                org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ListAppender<ILoggingEvent> log = new ListAppender<>();
+        log.start();
+        root.addAppender(log);
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            http.send("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n");
+            assertError(toReply(http.answer(Duration.ofSeconds(10))), 400, "body is malformed", "/eventhandler/publish");
+            assertTrue(http.closedWithin(Duration.ofSeconds(10)), "the connection is closed");
+        } finally {
+            root.detachAppender(log);
+        }
+        for (ILoggingEvent event : log.list) {
+            assertTrue(event.getLevel().toInt() < Level.WARN_INT && event.getThrowableProxy() == null,
+                    "logged " + event.getLevel() + ": " + event.getFormattedMessage());
+        }
+    }
+
+    @Test
+    void aRepeatedLastEventIdIsRefusedLikeARepeatedMetadataFilter() throws Exception {
+        assertError(server.get("/eventhandler/events?eventType=a&lastEventId=1&lastEventId=2"), 400,
+                "lastEventId is given 2 times", "/eventhandler/events");
+    }
+
+    /** The server decodes no content coding; a compressed body was read as it came, or its header ignored. */
+    @Test
+    void aCompressedBodyIs415() throws Exception {
+        ByteArrayOutputStream gzipped = new ByteArrayOutputStream();
+        try (GZIPOutputStream gzip = new GZIPOutputStream(gzipped)) {
+            gzip.write("{\"eventType\":\"compressed\",\"payload\":\"x\"}".getBytes(StandardCharsets.UTF_8));
+        }
+        byte[] head = ("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                + "Content-Encoding: gzip\r\nContent-Length: " + gzipped.size() + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] request = new byte[head.length + gzipped.size()];
+        System.arraycopy(head, 0, request, 0, head.length);
+        System.arraycopy(gzipped.toByteArray(), 0, request, head.length, gzipped.size());
+        RawHttp.Answer answer = RawHttp.exchange(server.port(), request);
+        assertError(toReply(answer), 415, "encoded with 'gzip'", "/eventhandler/publish");
+        assertEquals("identity", answer.header("Accept-Encoding"));
+        assertTrue(server.topic("compressed").isEmpty(), "nothing was published");
+    }
+
+    /** 100 000 metadata entries, 1.5 MB: over server.max-body-bytes, refused before it is read. */
+    @Test
+    void aHugeSubscriptionIsRefusedBeforeItIsRead() throws Exception {
+        StringBuilder body = new StringBuilder("{\"eventType\":\"t\",\"subscriberSystem\":{\"systemName\":\"s\","
+                + "\"address\":\"h\",\"port\":1},\"notifyUri\":\"n\",\"matchMetaData\":true,\"filterMetaData\":{");
+        for (int i = 0; i < 100_000; i++) {
+            body.append(i == 0 ? "" : ",").append("\"key").append(i).append("\":\"value\"");
+        }
+        byte[] bytes = body.append("}}").toString().getBytes(StandardCharsets.UTF_8);
+        assertTrue(bytes.length > 1_500_000, bytes.length + " bytes");
+        try (RawHttp http = RawHttp.connect(server.port())) {
+            http.send("POST /eventhandler/subscribe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: " + bytes.length + "\r\n\r\n");
+            http.send(java.util.Arrays.copyOf(bytes, 16_384));
+            assertError(toReply(http.answer(Duration.ofSeconds(10))), 413, "server.max-body-bytes", "/eventhandler/subscribe");
+        }
+        assertEquals(0, JSON.readTree(server.get("/eventhandler/mgmt/subscriptions").body()).get("count").asInt());
+    }
+
+    private static Reply raw(String request) {
+        return toReply(RawHttp.exchange(server.port(), request));
+    }
+
+    private static Reply toReply(RawHttp.Answer answer) {
+        return new Reply(answer.status(), answer.body(), answer.headers());
     }
 
     /** What the server sent before its headers ended or it closed; a read timeout fails the test. */

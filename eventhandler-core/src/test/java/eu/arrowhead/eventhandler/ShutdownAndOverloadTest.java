@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.BusyWorker;
 import eu.arrowhead.eventhandler.testing.RawSubscriber;
 import eu.arrowhead.eventhandler.testing.RefusedStream;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestServer;
-import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -68,55 +68,21 @@ class ShutdownAndOverloadTest {
 
     @Test
     void aFullWorkerQueueAnswers503WithRetryAfter() throws Exception {
-        try (TestServer server = TestServer.start("server.worker-threads", "1", "server.worker-queue", "0")) {
-            String body = "{\"eventType\":\"a\",\"payload\":\"b\"}";
-            int half = body.length() / 2;
-            Occupied occupied = occupyTheOnlyWorker(server, body, half);
-            try (Socket slow = occupied.socket()) {
-                Reply refused = occupied.refusal();
-                assertEquals("1", refused.header("Retry-After"));
-                assertTrue(refused.body().contains("\"errorCode\":503"), refused.body());
-                assertTrue(refused.body().contains("server.worker-queue"), refused.body());
-
-                slow.getOutputStream().write(body.substring(half).getBytes(StandardCharsets.US_ASCII));
-                slow.getOutputStream().flush();
-                slow.setSoTimeout(10_000);
-                byte[] answer = new byte[12];
-                assertEquals(12, slow.getInputStream().readNBytes(answer, 0, 12));
-                assertEquals("HTTP/1.1 200", new String(answer, StandardCharsets.US_ASCII));
-            }
-            // The answer reaches the client a moment before its worker is handed back.
-            Await.until("served again once the worker is free", Duration.ofSeconds(10),
-                    () -> server.get("/eventhandler/echo").statusCode() == 200);
-        }
-    }
-
-    private record Occupied(Socket socket, Reply refusal) {
-    }
-
-    /**
-     * Sends headers and half a body, so that the only worker waits for the rest, and proves it by getting a
-     * 503 for another request. The probe and the slow request compete for the one place: when the probe wins,
-     * the slow request is the one refused, and we start over.
-     */
-    private static Occupied occupyTheOnlyWorker(TestServer server, String body, int half) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < deadline) {
-            Socket slow = new Socket("127.0.0.1", server.port());
-            OutputStream out = slow.getOutputStream();
-            out.write(("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, half))
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            while (slow.getInputStream().available() == 0 && System.nanoTime() < deadline) {
-                Reply probe = server.get("/eventhandler/echo");
-                if (probe.statusCode() == 503 && slow.getInputStream().available() == 0) {
-                    return new Occupied(slow, probe);
+        try (TestServer server = TestServer.start("server.worker-threads", "1", "server.worker-queue", "0",
+                "subscriber.write-mode", "publisher-thread", "subscriber.write-timeout-seconds", "60")) {
+            try (RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=held", 4096)) {
+                stalled.awaitText(":ok", 5_000);
+                try (BusyWorker busy = BusyWorker.occupy(server, "held")) {
+                    Reply refused = busy.refusal();
+                    assertEquals("1", refused.header("Retry-After"));
+                    assertTrue(refused.body().contains("\"errorCode\":503"), refused.body());
+                    assertTrue(refused.body().contains("server.worker-queue"), refused.body());
                 }
             }
-            slow.close();
+            // The stalled subscriber is gone, so its write fails and the worker is handed back.
+            Await.until("served again once the worker is free", Duration.ofSeconds(30),
+                    () -> server.get("/eventhandler/echo").statusCode() == 200);
         }
-        throw new AssertionError("could not occupy the only worker");
     }
 
     @Test

@@ -3,7 +3,9 @@ package eu.arrowhead.eventhandler.config;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -122,6 +124,26 @@ final class ConfigValues {
             return false;
         }
         throw invalid(key, value, "true or false");
+    }
+
+    /**
+     * A comma-separated list of web origins ({@code scheme://host[:port]}, as a browser sends them in
+     * {@code Origin}) or {@code *}; empty for none.
+     */
+    List<String> origins(String key) {
+        List<String> origins = new ArrayList<>();
+        for (String origin : text(key).split(",")) {
+            String trimmed = origin.trim();
+            if (trimmed.isEmpty()) {
+                continue;
+            }
+            if (!trimmed.equals("*") && !trimmed.matches("[A-Za-z][A-Za-z0-9+.-]*://[^/?#\\s]+")) {
+                throw invalid(key, text(key), "a comma-separated list of origins such as https://plant.example:8080"
+                        + " (scheme, host and port only, no path), or *; '" + trimmed + "' is not one");
+            }
+            origins.add(trimmed);
+        }
+        return List.copyOf(origins);
     }
 
     /** An http or https URI without a trailing slash. */

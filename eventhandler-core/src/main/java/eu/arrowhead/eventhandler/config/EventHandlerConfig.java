@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -22,6 +23,9 @@ public record EventHandlerConfig(
         Duration writeTimeout,
         Duration shutdownGrace,
         int maxHeaderBytes,
+        Duration bodyTimeout,
+        int maxBodyBytes,
+        List<String> corsOrigins,
         int maxPayloadBytes,
         int maxRequestBytes,
         int maxBatchEvents,
@@ -81,6 +85,9 @@ public record EventHandlerConfig(
                 v.seconds("server.write-timeout-seconds", 1),
                 v.seconds("server.shutdown-grace-seconds", 0),
                 v.integer("server.max-header-bytes", 1024, 1 << 20),
+                v.seconds("server.body-timeout-seconds", 1),
+                v.integer("server.max-body-bytes", 1, 256 << 20),
+                v.origins("http.cors-origins"),
                 v.integer("publish.max-payload-bytes", 1, 64 << 20),
                 v.integer("publish.max-request-bytes", 1, 256 << 20),
                 v.integer("publish.max-batch-events", 1, 1_000_000),
@@ -117,6 +124,7 @@ public record EventHandlerConfig(
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
         config.requireOnePublishFitsTheStoreBuffer();
+        requireBodiesFitTheHeap(config);
         IneffectiveSettings.refuse(config, changedFromDefaults(raw));
         return config;
     }
@@ -149,6 +157,26 @@ public record EventHandlerConfig(
             throw new ConfigException("configuration key 'store.buffer-bytes' is " + storeBufferBytes
                     + ", less than publish.max-request-bytes (" + maxRequestBytes + "): the event store's buffer"
                     + " must hold the largest publish");
+        }
+    }
+
+    /**
+     * The most bytes of request bodies the server holds at once, received or waiting for their handler: an
+     * eighth of the heap, so that clients sending bodies at once, however slowly, cannot exhaust it.
+     */
+    public static long requestBodyBudget() {
+        return Runtime.getRuntime().maxMemory() / 8;
+    }
+
+    private static void requireBodiesFitTheHeap(EventHandlerConfig config) {
+        long budget = requestBodyBudget();
+        for (Map.Entry<String, Integer> limit : Map.of("publish.max-request-bytes", config.maxRequestBytes(),
+                "server.max-body-bytes", config.maxBodyBytes()).entrySet()) {
+            if (limit.getValue() > budget) {
+                throw new ConfigException("configuration key '" + limit.getKey() + "' has the value '"
+                        + limit.getValue() + "'; request bodies may hold at most an eighth of the heap, " + budget
+                        + " bytes with this JVM's -Xmx: lower it or give the JVM more heap");
+            }
         }
     }
 

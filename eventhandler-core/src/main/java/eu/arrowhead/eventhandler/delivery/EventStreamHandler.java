@@ -318,8 +318,13 @@ public final class EventStreamHandler extends HttpHandler {
      * first {@code lastEventId}) and sends the latest id in the header.
      */
     private static OptionalLong lastEventId(Request request) {
+        String[] parameters = request.getParameterValues("lastEventId");
+        if (parameters != null && parameters.length > 1) {
+            throw RequestException.invalidParameter("lastEventId is given " + parameters.length
+                    + " times; a stream resumes from one id");
+        }
         String header = request.getHeader("Last-Event-ID");
-        String value = header != null && !header.isBlank() ? header.trim() : request.getParameter("lastEventId");
+        String value = header != null && !header.isBlank() ? header.trim() : parameters == null ? null : parameters[0];
         if (value == null) {
             return OptionalLong.empty();
         }

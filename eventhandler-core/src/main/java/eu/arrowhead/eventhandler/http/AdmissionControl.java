@@ -2,7 +2,11 @@ package eu.arrowhead.eventhandler.http;
 
 import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.security.ClientCertificates;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -10,10 +14,15 @@ import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.RequestExecutorProvider;
 import org.glassfish.grizzly.http.server.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The front door: sends SSE subscriptions to their handler, publishes to theirs, and every other request
- * to Jersey on the bounded worker pool.
+ * The front door: every request passes here on the selector thread that parsed it. Here a request from a web
+ * page of another origin is refused or given its CORS headers ({@link CorsPolicy}), one that breaks HTTP's
+ * rules is refused ({@link RequestSyntax}), an SSE subscription goes to its handler at once, and every other
+ * request waits for its body without a thread ({@link RequestBodies}), then goes to the publish handler or to
+ * Jersey on the bounded worker pool.
  *
  * <p>Grizzly's own dispatch has no answer for a full pool (the rejection becomes a 500). Here a request
  * takes a permit (worker threads + queue places) before it is queued; without one it is answered
@@ -25,7 +34,7 @@ import org.glassfish.grizzly.http.server.Response;
  * as {@link Caller#ATTRIBUTE}.
  */
 public final class AdmissionControl extends HttpHandler {
-    private static final String ADMITTED = AdmissionControl.class.getName() + ".admitted";
+    private static final Logger LOG = LoggerFactory.getLogger(AdmissionControl.class);
     /**
      * Larger publishes (batches, mostly) run on a worker: parsing and validating up to
      * {@code publish.max-request-bytes} takes long enough that the selector's other connections would wait.
@@ -41,24 +50,9 @@ public final class AdmissionControl extends HttpHandler {
     private final Executor workers;
     private final int capacity;
     private final Semaphore permits;
-    private final RequestExecutorProvider dispatch = new RequestExecutorProvider() {
-        @Override
-        public Executor getExecutor(Request request) {
-            if (isStream(request) || !permits.tryAcquire()) {
-                return null;
-            }
-            request.setAttribute(ADMITTED, Boolean.TRUE);
-            // A publish whose body has arrived whole reads without blocking and never waits in the hub,
-            // so it runs on the selector that parsed it: a handoff to a worker costs a wake-up per
-            // publish. On the 2-core machine, scripts/bench A (kept-alive row): p50 0.36 -> 0.25 ms,
-            // 2 062 -> 3 749 publishes/s; ten publishers x ten subscribers: p50 3.1-3.5 -> 2.1-2.5 ms,
-            // p99 15.6-15.9 -> 6.8-7.4 ms (docs/architecture.md has the whole series).
-            boolean inline = publishesOnSelector && isPublish.test(request.getRequestURI())
-                    && request.getContentLength() >= 0 && request.getContentLength() <= INLINE_MAX_BODY_BYTES
-                    && request.getInputBuffer().isFinished();
-            return inline ? null : workers;
-        }
-    };
+    private final CorsPolicy cors;
+    private final RequestBodies bodies;
+    private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
 
     /**
      * @param publishes           the handler of publish requests ({@code isPublish} tells their paths)
@@ -69,7 +63,7 @@ public final class AdmissionControl extends HttpHandler {
      */
     public AdmissionControl(HttpHandler streams, String streamsPath, HttpHandler publishes,
                             Predicate<String> isPublish, boolean publishesOnSelector, HttpHandler jersey,
-                            Executor workers, int permits) {
+                            Executor workers, int permits, CorsPolicy cors, RequestBodies bodies) {
         this.streams = streams;
         this.streamsPath = streamsPath;
         this.publishes = publishes;
@@ -79,6 +73,8 @@ public final class AdmissionControl extends HttpHandler {
         this.workers = workers;
         this.capacity = permits;
         this.permits = new Semaphore(permits);
+        this.cors = cors;
+        this.bodies = bodies;
     }
 
     /**
@@ -94,9 +90,10 @@ public final class AdmissionControl extends HttpHandler {
         return true;
     }
 
+    /** Every request starts on the selector thread: whether it needs a worker is known only once its body is in. */
     @Override
     public RequestExecutorProvider getRequestExecutorProvider() {
-        return dispatch;
+        return sameThread;
     }
 
     @Override
@@ -104,18 +101,115 @@ public final class AdmissionControl extends HttpHandler {
         if (request.isSecure()) {
             request.setAttribute(Caller.ATTRIBUTE, ClientCertificates.caller(request));
         }
+        try {
+            if (!cors.admit(request, response)) {
+                return;
+            }
+            RequestSyntax.check(request, response);
+        } catch (RequestException e) {
+            ErrorResponses.writeAndClose(request, response, e, null);
+            return;
+        }
         if (isStream(request)) {
             streams.service(request, response);
-        } else if (request.getAttribute(ADMITTED) != null) {
+            return;
+        }
+        boolean publish = isPublish.test(request.getRequestURI());
+        bodies.whenComplete(request, response, publish, body -> dispatch(request, response, publish, body));
+    }
+
+    /** Runs the request whose body has arrived, here or on a worker, if a permit is free. */
+    private void dispatch(Request request, Response response, boolean publish, RequestBodies.Body body) {
+        Suspension arrival = body.suspension();
+        if (!permits.tryAcquire()) {
+            body.release();
+            refuse(request, response, arrival, "every worker is busy and the queue (server.worker-queue) is full");
+            return;
+        }
+        if (publish && publishesOnSelector && body.bytes() <= INLINE_MAX_BODY_BYTES) {
+            // A publish whose body has arrived reads without blocking and never waits in the hub, so it runs
+            // on the selector that parsed it: a handoff to a worker costs a wake-up per publish. On the 2-core
+            // machine, scripts/bench A (kept-alive row): p50 0.36 -> 0.25 ms, 2 062 -> 3 749 publishes/s; ten
+            // publishers x ten subscribers: p50 3.1-3.5 -> 2.1-2.5 ms, p99 15.6-15.9 -> 6.8-7.4 ms
+            // (docs/architecture.md has the whole series).
             try {
-                (isPublish.test(request.getRequestURI()) ? publishes : jersey).service(request, response);
+                serve(publishes, request, response, body, arrival);
+                if (arrival != null) {
+                    arrival.resume(response);
+                }
             } finally {
                 permits.release();
             }
-        } else {
-            ErrorResponses.write(response, 503, "UNAVAILABLE",
-                    "the Event Handler is overloaded: every worker is busy and the queue"
-                            + " (server.worker-queue) is full; retry later", request.getRequestURI(), 1);
+            return;
+        }
+        Suspension suspension = arrival != null ? arrival : Suspension.of(response, -1, null, () -> { });
+        // As Grizzly does for a worker of its own: no more input is read from the connection until the response
+        // is done, or the client's next request would be parsed while this one still finishes on the worker.
+        request.getContext().suspend();
+        try {
+            workers.execute(() -> {
+                try {
+                    serve(publish ? publishes : jersey, request, response, body, suspension);
+                    suspension.resume(response);
+                } finally {
+                    permits.release();
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            permits.release();
+            body.release();
+            refuse(request, response, suspension, "it is shutting down");
+        }
+    }
+
+    /**
+     * Runs a handler; a failure of its own is a 500 with an incident id, as Grizzly would only log it.
+     *
+     * @param suspension the response's, if it is suspended: once ended, the response is not ours to touch
+     */
+    private void serve(HttpHandler handler, Request request, Response response, RequestBodies.Body body,
+                       Suspension suspension) {
+        try {
+            if (handler == jersey) {
+                giveJerseyAHostItCanParse(request);
+            }
+            handler.service(request, response);
+        } catch (Exception e) {
+            if ((suspension == null || !suspension.ended()) && !response.isCommitted()) {
+                response.reset();
+                try {
+                    ErrorResponses.writeFault(response, request.getRequestURI(), e);
+                } catch (IOException gone) {
+                    LOG.debug("could not answer a failed {}: {}", request.getRequestURI(), gone.toString());
+                }
+            }
+        } finally {
+            body.release();
+        }
+    }
+
+    private static void refuse(Request request, Response response, Suspension suspension, String why) {
+        try {
+            ErrorResponses.write(response, 503, "UNAVAILABLE", "the Event Handler is overloaded: " + why
+                    + "; retry later", request.getRequestURI(), 1);
+        } catch (IOException gone) {
+            LOG.debug("could not refuse {}: {}", request.getRequestURI(), gone.toString());
+        }
+        if (suspension != null) {
+            suspension.resume(response);
+        }
+    }
+
+    /**
+     * Jersey makes a {@link URI} of the name in the {@code Host} header, and {@link URI} takes fewer host
+     * names than HTTP does (none with an underscore, such as a container's name): Jersey would fail with a
+     * 500. Our resources never use that name, so Jersey gets the local address instead.
+     */
+    private static void giveJerseyAHostItCanParse(Request request) {
+        try {
+            new URI("http", null, request.getServerName(), -1, "/", null, null);
+        } catch (URISyntaxException e) {
+            request.getRequest().serverName().setString(request.getLocalAddr());
         }
     }
 

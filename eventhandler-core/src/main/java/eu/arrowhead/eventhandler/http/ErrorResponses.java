@@ -12,9 +12,11 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.ext.ExceptionMapper;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.util.List;
 import java.util.UUID;
+import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.Response;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +35,7 @@ public final class ErrorResponses {
 
     /** The JAX-RS exception mappers. */
     public static List<Object> mappers() {
-        return List.of(new RequestExceptionMapper(), new JsonExceptionMapper(), new UnavailableMapper(),
+        return List.of(new RequestExceptionMapper(), new JsonExceptionMapper(), new NotUtf8Mapper(), new UnavailableMapper(),
                 new WebApplicationExceptionMapper(), new FaultMapper());
     }
 
@@ -48,6 +50,19 @@ public final class ErrorResponses {
         response.setContentType(MediaType.APPLICATION_JSON);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
+    }
+
+    /**
+     * Writes an error for a request refused before its body was read, and closes the connection once the
+     * answer is sent: the unread rest of the body must never be taken for the next request, and a client that
+     * sent a body too large or too slowly gets no more of the server's time.
+     */
+    public static void writeAndClose(Request request, Response response, RequestException e,
+                                     Integer retryAfterSeconds) throws IOException {
+        // Grizzly would otherwise read and skip the rest of the body to keep the connection.
+        request.getRequest().setContentBroken(true);
+        response.setHeader("Connection", "close");
+        write(response, e.status(), e.exceptionType(), e.getMessage(), request.getRequestURI(), retryAfterSeconds);
     }
 
     /**
@@ -87,6 +102,13 @@ public final class ErrorResponses {
     private static final class JsonExceptionMapper extends Mapper<JsonProcessingException> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(JsonProcessingException e) {
+            return build(400, "BAD_PAYLOAD", JsonMapper.describe(e), uri);
+        }
+    }
+
+    private static final class NotUtf8Mapper extends Mapper<CharConversionException> {
+        @Override
+        public jakarta.ws.rs.core.Response toResponse(CharConversionException e) {
             return build(400, "BAD_PAYLOAD", JsonMapper.describe(e), uri);
         }
     }

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper.Builder;
 import com.fasterxml.jackson.databind.type.LogicalType;
+import java.io.CharConversionException;
 import java.util.Collection;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -69,6 +70,15 @@ public final class JsonMapper {
             return where.isEmpty() ? "the body must be " + expected : "field '" + where + "' must be " + expected;
         }
         return "invalid JSON: " + e.getOriginalMessage();
+    }
+
+    /**
+     * A sentence about a body that is not text in UTF-8. Jackson guesses UTF-16 or UTF-32 from NUL bytes at the
+     * start of a body and reports what it then cannot decode as a {@link CharConversionException}, an I/O
+     * error rather than a {@link JsonProcessingException}; JSON between systems is UTF-8 (RFC 8259).
+     */
+    public static String describe(CharConversionException e) {
+        return "the body is not JSON in UTF-8: " + e.getMessage();
     }
 
     private static String path(JsonMappingException e) {

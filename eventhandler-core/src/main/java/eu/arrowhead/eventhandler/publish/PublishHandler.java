@@ -11,6 +11,7 @@ import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -40,8 +41,9 @@ import org.glassfish.grizzly.http.server.Response;
  * steps are in docs/architecture.md). The checks JAX-RS made are made here, with the same answers: 405 for
  * another method, 415 for a body that is not JSON (a missing Content-Type is taken as JSON).
  *
- * <p>The body is read as bytes and parsed here: the size limit is enforced while reading (a huge body is
- * never buffered whole), and every JSON error turns into a precise 400. The answer is one number.
+ * <p>The body is read as bytes and parsed here, and every JSON error turns into a precise 400. The front door
+ * ({@link eu.arrowhead.eventhandler.http.AdmissionControl}) calls it only once the whole body has arrived
+ * within {@code publish.max-request-bytes}, so reading it never blocks. The answer is one number.
  *
  * <p>Every event is checked with {@link Authorizer#requirePublish} before any is accepted: in secure mode a
  * batch with one event the caller may not publish is refused whole (403).
@@ -53,7 +55,6 @@ public final class PublishHandler extends HttpHandler {
     private final Function<List<IncomingEvent>, Hub.Accepted> publish;
     private final EventValidator validator;
     private final Authorizer authorizer;
-    private final int maxRequestBytes;
     private final int maxBatchEvents;
     private final Duration commitTimeout;
     private final LongConsumer handlingNanos;
@@ -66,12 +67,11 @@ public final class PublishHandler extends HttpHandler {
      * @param handlingNanos told how long each accepted publish took to handle, in nanoseconds
      */
     public PublishHandler(Function<List<IncomingEvent>, Hub.Accepted> publish, EventValidator validator,
-                          Authorizer authorizer, int maxRequestBytes, int maxBatchEvents, Duration commitTimeout,
+                          Authorizer authorizer, int maxBatchEvents, Duration commitTimeout,
                           LongConsumer handlingNanos) {
         this.publish = publish;
         this.validator = validator;
         this.authorizer = authorizer;
-        this.maxRequestBytes = maxRequestBytes;
         this.maxBatchEvents = maxBatchEvents;
         this.commitTimeout = commitTimeout;
         this.handlingNanos = handlingNanos;
@@ -92,6 +92,9 @@ public final class PublishHandler extends HttpHandler {
             ErrorResponses.write(response, e.status(), e.exceptionType(), e.getMessage(), path, null);
             return;
         } catch (JsonProcessingException e) {
+            ErrorResponses.write(response, 400, "BAD_PAYLOAD", JsonMapper.describe(e), path, null);
+            return;
+        } catch (CharConversionException e) {
             ErrorResponses.write(response, 400, "BAD_PAYLOAD", JsonMapper.describe(e), path, null);
             return;
         } catch (HubUnavailableException e) {
@@ -200,12 +203,8 @@ public final class PublishHandler extends HttpHandler {
         return accepted.firstId();
     }
 
-    private byte[] read(InputStream body) throws IOException {
-        byte[] bytes = body.readNBytes(maxRequestBytes + 1);
-        if (bytes.length > maxRequestBytes) {
-            throw RequestException.tooLarge("the request body is larger than " + maxRequestBytes
-                    + " bytes (publish.max-request-bytes)");
-        }
+    private static byte[] read(InputStream body) throws IOException {
+        byte[] bytes = body.readAllBytes();
         if (bytes.length == 0) {
             throw RequestException.badPayload("the request body is empty; send the event as JSON");
         }

@@ -75,8 +75,15 @@ public final class TlsMaterial {
         return context;
     }
 
-    /** The listener's TLS: server mode, and a client without a trusted certificate is refused. */
+    /**
+     * The listener's TLS: server mode, a client without a trusted certificate is refused, and so is a client's
+     * attempt to renegotiate (TLS 1.2; 1.3 has no renegotiation), which would let it make the server do a
+     * handshake's work again and again on one connection. The JDK knows no per-engine switch: its property
+     * holds for the whole JVM and is read at its first server handshake, so it is set here, before the
+     * listener starts.
+     */
     public SSLEngineConfigurator listenerConfig() {
+        System.setProperty("jdk.tls.rejectClientInitiatedRenegotiation", "true");
         // Need only: JSSE keeps the last of need and want, and Grizzly sets want after need.
         return new SSLEngineConfigurator(context, false, true, false);
     }

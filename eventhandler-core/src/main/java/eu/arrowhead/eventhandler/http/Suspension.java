@@ -1,0 +1,67 @@
+package eu.arrowhead.eventhandler.http;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.glassfish.grizzly.CompletionHandler;
+import org.glassfish.grizzly.http.server.Response;
+import org.glassfish.grizzly.http.server.TimeoutHandler;
+
+/**
+ * A response suspended while its request waits for its body or runs on a worker, and whether it has ended
+ * since: resumed by its handler (Jersey resumes a response it has written), or cancelled by its connection
+ * closing. Once ended, the response must not be touched again: Grizzly may already have recycled it for
+ * another request.
+ */
+final class Suspension implements CompletionHandler<Response> {
+    private final AtomicBoolean ended = new AtomicBoolean();
+    private final Runnable onCancelled;
+
+    private Suspension(Runnable onCancelled) {
+        this.onCancelled = onCancelled;
+    }
+
+    /**
+     * Suspends {@code response}.
+     *
+     * @param timeoutMillis the longest it may stay suspended before {@code timeout} is told, or -1 for no limit
+     * @param onCancelled   told when the connection closes before the response has ended
+     */
+    static Suspension of(Response response, long timeoutMillis, TimeoutHandler timeout, Runnable onCancelled) {
+        Suspension suspension = new Suspension(onCancelled);
+        response.suspend(timeoutMillis, TimeUnit.MILLISECONDS, suspension, timeout);
+        return suspension;
+    }
+
+    /** Finishes the response, unless it has ended already. */
+    void resume(Response response) {
+        if (!ended()) {
+            response.resume();
+        }
+    }
+
+    boolean ended() {
+        return ended.get();
+    }
+
+    @Override
+    public void completed(Response result) {
+        ended.set(true);
+    }
+
+    @Override
+    public void cancelled() {
+        if (ended.compareAndSet(false, true)) {
+            onCancelled.run();
+        }
+    }
+
+    @Override
+    public void failed(Throwable throwable) {
+        cancelled();
+    }
+
+    @Override
+    public void updated(Response result) {
+        // not used by responses
+    }
+}
