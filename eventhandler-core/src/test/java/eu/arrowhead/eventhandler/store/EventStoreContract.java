@@ -528,36 +528,13 @@ abstract class EventStoreContract {
      * {@code lastId} that it does not hold, where the run lies.
      */
     private static List<String> logWithHoles(TestServer server, long lastId) {
-        List<Long> logIds = logged(server, "").stream().map(event -> event.get("id").asLong()).toList();
-        List<String> frames = new ArrayList<>();
-        long expectedNext = 1;
-        for (long id : logIds) {
-            if (id > expectedNext) {
-                frames.add("gap " + (expectedNext - 1) + "-" + (id - 1));
-            }
-            frames.add("event " + id);
-            expectedNext = id + 1;
-        }
-        if (expectedNext <= lastId) {
-            frames.add("gap " + (expectedNext - 1) + "-" + lastId);
-        }
-        return frames;
+        return ResumeTranscript.expected(logged(server, "").stream().map(event -> event.get("id").asLong()).toList(),
+                lastId);
     }
 
     private static List<String> resumedFromZero(TestServer server, int frames) throws InterruptedException {
         try (SseStream stream = server.subscribe("?eventType=holes", "Last-Event-ID", "0")) {
-            return stream.events(frames, WAIT).stream().map(frame -> {
-                if (!ReplayGap.EVENT_TYPE.equals(frame.event())) {
-                    return "event " + frame.id();
-                }
-                try {
-                    ReplayGap gap = JSON.readValue(frame.data(), ReplayGap.class);
-                    assertNull(frame.id(), "a notice carries no id");
-                    return "gap " + gap.requestedAfterId() + "-" + gap.resumedAfterId();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).toList();
+            return stream.events(frames, WAIT).stream().map(ResumeTranscript::line).toList();
         }
     }
 

@@ -5,13 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.ServerProcess;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.SseStream.Frame;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
@@ -144,7 +142,7 @@ class StoreCrashIT {
                     assertTrue(lost.isEmpty() || lost.first() > lastLogged && lost.last() <= start,
                             "every acknowledged event that is not in the log lies in the hole: " + lost);
                     holes.add("gap " + lastLogged + "-" + start);
-                    List<String> expected = expectedResume(logged, start);
+                    List<String> expected = ResumeTranscript.expected(logged, start);
                     assertEquals(holes, expected.stream().filter(frame -> frame.startsWith("gap")).toList(),
                             "the log holds every id but the holes of the crashes");
                     assertEquals(expected, resumed(base, expected.size()));
@@ -229,35 +227,8 @@ class StoreCrashIT {
         return max;
     }
 
-    /** Every logged event, and a notice for each run of ids up to {@code lastId} the log does not hold. */
-    private static List<String> expectedResume(List<Long> logged, long lastId) {
-        List<String> frames = new ArrayList<>();
-        long expectedNext = 1;
-        for (long id : logged) {
-            if (id > expectedNext) {
-                frames.add("gap " + (expectedNext - 1) + "-" + (id - 1));
-            }
-            frames.add("event " + id);
-            expectedNext = id + 1;
-        }
-        if (expectedNext <= lastId) {
-            frames.add("gap " + (expectedNext - 1) + "-" + lastId);
-        }
-        return frames;
-    }
-
     private static List<String> resumed(URI base, int frames) throws InterruptedException {
-        return resumeFromZero(base, frames).stream().map(frame -> {
-            if (!ReplayGap.EVENT_TYPE.equals(frame.event())) {
-                return "event " + frame.id();
-            }
-            try {
-                ReplayGap gap = JSON.readValue(frame.data(), ReplayGap.class);
-                return "gap " + gap.requestedAfterId() + "-" + gap.resumedAfterId();
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }).toList();
+        return resumeFromZero(base, frames).stream().map(ResumeTranscript::line).toList();
     }
 
     private static List<Frame> resumeFromZero(URI base, int frames) throws InterruptedException {
