@@ -99,7 +99,7 @@ class RequestBodiesTest {
     /** Refused on its headers: the server reads none of it. */
     @Test
     void aDeclaredLengthOverTheLimitIs413AtOnce() throws Exception {
-        try (TestServer server = TestServer.start("publish.max-request-bytes", "1000",
+        try (TestServer server = TestServer.start("publish.max-request-bytes", "1000", "publish.max-payload-bytes", "1000",
                 "server.body-timeout-seconds", "120");
              RawHttp http = RawHttp.connect(server.port())) {
             http.send(publishHead("/eventhandler/publish", 999_999_999L) + "{");
@@ -112,7 +112,7 @@ class RequestBodiesTest {
 
     @Test
     void aChunkedBodyIsCutAsSoonAsItPassesTheLimitAndOneWithinItIsServed() throws Exception {
-        try (TestServer server = TestServer.start("publish.max-request-bytes", "1000",
+        try (TestServer server = TestServer.start("publish.max-request-bytes", "1000", "publish.max-payload-bytes", "1000",
                 "server.body-timeout-seconds", "120")) {
             try (RawHttp http = RawHttp.connect(server.port())) {
                 http.send("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
