@@ -285,8 +285,8 @@ class BadInputTest {
 
     @Test
     void aRepeatedLastEventIdIsRefusedLikeARepeatedMetadataFilter() throws Exception {
-        assertError(server.get("/eventhandler/events?eventType=a&lastEventId=1&lastEventId=2"), 400,
-                "lastEventId is given 2 times", "/eventhandler/events");
+        assertError(raw("GET /eventhandler/events?eventType=a&lastEventId=1&lastEventId=2 HTTP/1.1\r\nHost: x\r\n\r\n"),
+                400, "lastEventId is given 2 times", "/eventhandler/events");
     }
 
     /** The server decodes no content coding; a compressed body was read as it came, or its header ignored. */

@@ -142,7 +142,7 @@ public final class AdmissionControl extends HttpHandler {
             }
             return;
         }
-        Suspension suspension = arrival != null ? arrival : Suspension.of(response, -1, null, () -> { });
+        Suspension suspension = arrival != null ? arrival : Suspension.of(response);
         // As Grizzly does for a worker of its own: no more input is read from the connection until the response
         // is done, or the client's next request would be parsed while this one still finishes on the worker.
         request.getContext().suspend();

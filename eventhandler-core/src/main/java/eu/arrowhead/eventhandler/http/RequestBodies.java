@@ -67,7 +67,7 @@ public final class RequestBodies {
     public final class Body {
         private final long bytes;
         private final AtomicBoolean released = new AtomicBoolean();
-        private Suspension suspension;
+        private volatile Suspension suspension;
 
         private Body(long bytes) {
             this.bytes = bytes;
@@ -125,8 +125,8 @@ public final class RequestBodies {
             return;
         }
         Arrival arrival = new Arrival(request, response, limit, body, ready);
-        body.suspension = Suspension.of(response, timeout.toMillis(), arrival,
-                () -> arrival.onError(new IOException("the connection closed")));
+        body.suspension = new Suspension(() -> arrival.onError(new IOException("the connection closed")));
+        body.suspension.suspend(response, timeout.toMillis(), arrival);
         // Told when more than the limit has arrived (only a chunked body can), or when all of it has.
         input.notifyAvailable(arrival, limit.bytes() + 1);
     }

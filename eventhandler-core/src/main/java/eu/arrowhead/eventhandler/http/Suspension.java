@@ -16,20 +16,25 @@ final class Suspension implements CompletionHandler<Response> {
     private final AtomicBoolean ended = new AtomicBoolean();
     private final Runnable onCancelled;
 
-    private Suspension(Runnable onCancelled) {
+    /** @param onCancelled told when the connection closes before the response has ended */
+    Suspension(Runnable onCancelled) {
         this.onCancelled = onCancelled;
+    }
+
+    /** Suspends {@code response} for as long as it takes. */
+    static Suspension of(Response response) {
+        Suspension suspension = new Suspension(() -> { });
+        suspension.suspend(response, -1, null);
+        return suspension;
     }
 
     /**
      * Suspends {@code response}.
      *
      * @param timeoutMillis the longest it may stay suspended before {@code timeout} is told, or -1 for no limit
-     * @param onCancelled   told when the connection closes before the response has ended
      */
-    static Suspension of(Response response, long timeoutMillis, TimeoutHandler timeout, Runnable onCancelled) {
-        Suspension suspension = new Suspension(onCancelled);
-        response.suspend(timeoutMillis, TimeUnit.MILLISECONDS, suspension, timeout);
-        return suspension;
+    void suspend(Response response, long timeoutMillis, TimeoutHandler timeout) {
+        response.suspend(timeoutMillis, TimeUnit.MILLISECONDS, this, timeout);
     }
 
     /** Finishes the response, unless it has ended already. */
