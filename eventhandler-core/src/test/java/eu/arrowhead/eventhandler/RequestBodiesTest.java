@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import eu.arrowhead.eventhandler.config.ConfigException;
 import eu.arrowhead.eventhandler.config.ConfigLoader;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
-import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.RawHttp;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.TestServer;
@@ -24,7 +23,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Request bodies that arrive slowly, never, or too large: none holds a worker, each gets its answer (408,
- * 413, 503 at the memory budget), and the others are served meanwhile.
+ * 413), and the others are served meanwhile. (The memory budget, with a small heap: {@code RequestBodiesIT}.)
  */
 class RequestBodiesTest {
     private static final String EVENT = "{\"eventType\":\"slow\",\"payload\":\"" + "x".repeat(150) + "\"}";
@@ -144,35 +143,6 @@ class RequestBodiesTest {
             RawHttp.Answer answer = http.answer(Duration.ofSeconds(10));
             assertEquals(200, answer.status(), answer.body());
             assertTrue(server.get("/eventhandler/mgmt/subscriptions").body().contains("\"parts\""));
-        }
-    }
-
-    /**
-     * Bodies still arriving count at their declared length against an eighth of the heap: of eleven bodies of a
-     * tenth each on their way at once, one is refused (503) rather than let the heap run out.
-     */
-    @Test
-    void bodiesHeldAtOnceStayWithinTheHeapBudget() throws Exception {
-        long tenth = EventHandlerConfig.requestBodyBudget() / 10;
-        List<RawHttp> senders = new ArrayList<>();
-        try (TestServer server = TestServer.start("publish.max-request-bytes", Long.toString(tenth),
-                "server.body-timeout-seconds", "120")) {
-            for (int i = 0; i < 11; i++) {
-                senders.add(RawHttp.connect(server.port()).send(publishHead("/eventhandler/publish", tenth) + "{"));
-            }
-            Await.until("one of them is answered", Duration.ofSeconds(10),
-                    () -> senders.stream().anyMatch(RawHttp::answered));
-            List<RawHttp> answered = senders.stream().filter(RawHttp::answered).toList();
-            assertEquals(1, answered.size(), "the others are still held");
-            RawHttp.Answer refusal = answered.get(0).answer(Duration.ofSeconds(10));
-            assertEquals(503, refusal.status(), refusal.body());
-            assertEquals("1", refusal.header("Retry-After"));
-
-            senders.stream().filter(sender -> sender != answered.get(0)).findFirst().orElseThrow().close();
-            Await.until("a small body fits once a held one is given back", Duration.ofSeconds(10),
-                    () -> server.post("/eventhandler/publish", EVENT).statusCode() == 200);
-        } finally {
-            senders.forEach(RawHttp::close);
         }
     }
 

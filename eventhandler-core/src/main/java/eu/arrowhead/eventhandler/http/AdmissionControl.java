@@ -142,6 +142,12 @@ public final class AdmissionControl extends HttpHandler {
             }
             return;
         }
+        if (!body.hold()) {
+            permits.release();
+            body.release();
+            refuse(request, response, arrival, "the request bodies it holds take all the heap they may");
+            return;
+        }
         Suspension suspension = arrival != null ? arrival : Suspension.of(response);
         // As Grizzly does for a worker of its own: no more input is read from the connection until the response
         // is done, or the client's next request would be parsed while this one still finishes on the worker.

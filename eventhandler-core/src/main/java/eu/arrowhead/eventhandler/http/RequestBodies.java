@@ -2,10 +2,10 @@ package eu.arrowhead.eventhandler.http;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import org.glassfish.grizzly.IOEvent;
 import org.glassfish.grizzly.ReadHandler;
 import org.glassfish.grizzly.http.io.InputBuffer;
 import org.glassfish.grizzly.http.server.Request;
@@ -26,13 +26,16 @@ import org.slf4j.LoggerFactory;
  *   <li>a body over its endpoint's limit: 413, before reading when its {@code Content-Length} says so, and as
  *       soon as a chunked body passes the limit;</li>
  *   <li>a body not whole within {@code server.body-timeout-seconds} of its headers: 408;</li>
- *   <li>bodies held at once, being gathered or waiting for their handler, stay within a byte budget that the
- *       heap can hold: past it 503 with {@code Retry-After}. A body is counted at its declared length, a
- *       chunked one still arriving at its endpoint's limit.</li>
+ *   <li>the bytes of bodies held at once, arriving or waiting for a worker, stay within a budget that the heap
+ *       can hold: past it 503 with {@code Retry-After}. What counts is what has arrived, not what a
+ *       {@code Content-Length} promises, so clients that announce large bodies and send nothing take nothing
+ *       from the others.</li>
  * </ul>
  */
 public final class RequestBodies {
     private static final Logger LOG = LoggerFactory.getLogger(RequestBodies.class);
+    /** A body arriving is counted in steps of this many bytes: one callback per step, not per packet. */
+    private static final int COUNTING_STEP_BYTES = 64 * 1024;
     private static final int WAITING = 0;
     private static final int COMPLETE = 1;
     private static final int ENDED = 2;
@@ -61,28 +64,49 @@ public final class RequestBodies {
     }
 
     /**
-     * A whole body, which holds its share of the budget until its handler is done with it, and the suspension
-     * of its response if it arrived in parts.
+     * A request's body: the bytes of it counted against the budget until its handler is done, and the
+     * suspension of its response if it arrived in parts.
      */
     public final class Body {
-        private final long bytes;
-        private final AtomicBoolean released = new AtomicBoolean();
+        private long size;
+        private long counted;
+        private boolean released;
         private volatile Suspension suspension;
 
-        private Body(long bytes) {
-            this.bytes = bytes;
+        private Body(long size) {
+            this.size = size;
         }
 
-        /** The bytes counted for it: its length, or the limit for a chunked body that arrived in parts. */
-        public long bytes() {
-            return bytes;
+        /** Its length once whole. */
+        public synchronized long bytes() {
+            return size;
         }
 
-        /** Gives its bytes back to the budget; once only, whoever calls. */
-        public void release() {
-            if (released.compareAndSet(false, true)) {
-                heldBytes.addAndGet(-bytes);
+        /**
+         * Counts the whole body against the budget, for a request that waits for a worker and then runs on one.
+         *
+         * @return false if the budget cannot take it: refuse the request
+         */
+        public boolean hold() {
+            return count(bytes());
+        }
+
+        /** Gives its bytes back to the budget; whoever calls, and however often. */
+        public synchronized void release() {
+            released = true;
+            heldBytes.addAndGet(-counted);
+            counted = 0;
+        }
+
+        /** Counts it at {@code bytes} received so far, if the budget takes them; nothing once released. */
+        private synchronized boolean count(long bytes) {
+            size = bytes;
+            long more = bytes - counted;
+            if (released || more > 0 && !reserve(more)) {
+                return false;
             }
+            counted = Math.max(counted, bytes);
+            return true;
         }
 
         /** The response's suspension while the body arrived; null when it had arrived with the headers. */
@@ -101,45 +125,34 @@ public final class RequestBodies {
     public void whenComplete(Request request, Response response, boolean publish, Consumer<Body> ready)
             throws IOException {
         Limit limit = publish ? publishLimit : otherLimit;
-        long declared = request.getContentLengthLong();
-        if (declared > limit.bytes()) {
+        if (request.getContentLengthLong() > limit.bytes()) {
             ErrorResponses.writeAndClose(request, response, tooLarge(limit), null);
             return;
         }
         InputBuffer input = request.getInputBuffer();
-        boolean whole = input.isFinished();
-        long counted = whole ? input.readyData() : declared >= 0 ? declared : limit.bytes();
-        if (counted > limit.bytes()) {
-            ErrorResponses.writeAndClose(request, response, tooLarge(limit), null);
+        if (input.isFinished()) {
+            if (input.readyData() > limit.bytes()) {
+                ErrorResponses.writeAndClose(request, response, tooLarge(limit), null);
+            } else {
+                ready.accept(new Body(input.readyData()));
+            }
             return;
         }
-        Body body = reserve(counted);
-        if (body == null) {
-            ErrorResponses.writeAndClose(request, response, new RequestException(503, "UNAVAILABLE",
-                    "the Event Handler holds as many request bodies as its heap allows (" + (budgetBytes >> 20)
-                            + " MiB); retry later"), 1);
-            return;
-        }
-        if (whole) {
-            ready.accept(body);
-            return;
-        }
-        Arrival arrival = new Arrival(request, response, limit, body, ready);
-        body.suspension = new Suspension(() -> arrival.onError(new IOException("the connection closed")));
-        body.suspension.suspend(response, timeout.toMillis(), arrival);
-        // Told when more than the limit has arrived (only a chunked body can), or when all of it has.
-        input.notifyAvailable(arrival, limit.bytes() + 1);
+        Arrival arrival = new Arrival(request, response, limit, new Body(0), ready);
+        arrival.body.suspension = new Suspension(() -> arrival.onError(new IOException("the connection closed")));
+        arrival.body.suspension.suspend(response, timeout.toMillis(), arrival);
+        arrival.awaitMore();
     }
 
-    private Body reserve(long bytes) {
+    private boolean reserve(long bytes) {
         long held;
         do {
             held = heldBytes.get();
-            if (bytes > 0 && held + bytes > budgetBytes) {
-                return null;
+            if (held + bytes > budgetBytes) {
+                return false;
             }
         } while (!heldBytes.compareAndSet(held, held + bytes));
-        return new Body(bytes);
+        return true;
     }
 
     private static RequestException tooLarge(Limit limit) {
@@ -147,9 +160,14 @@ public final class RequestBodies {
                 + limit.key() + ")");
     }
 
+    private RequestException overBudget() {
+        return new RequestException(503, "UNAVAILABLE", "the Event Handler holds as many request bodies as its"
+                + " heap allows (" + (budgetBytes >> 20) + " MiB); retry later");
+    }
+
     /**
      * One body on its way in. Grizzly calls it from the selector thread as data arrives, from its timer thread
-     * when the body is late, and when the connection closes; whichever comes first decides, the others do
+     * when the body is late, and when the connection closes; whichever ends it first decides, the others do
      * nothing.
      */
     private final class Arrival implements ReadHandler, TimeoutHandler {
@@ -168,17 +186,45 @@ public final class RequestBodies {
             this.ready = ready;
         }
 
-        /** More than the limit has arrived. */
+        /** Asks to be told at the next counting step, at the limit, or at the end, whichever comes first. */
+        void awaitMore() {
+            long next = Math.min(limit.bytes() + 1L, request.getInputBuffer().readyData() + COUNTING_STEP_BYTES);
+            request.getInputBuffer().notifyAvailable(this, (int) next);
+        }
+
         @Override
-        public void onDataAvailable() {
-            refuse(tooLarge(limit));
+        public void onDataAvailable() throws IOException {
+            if (state.get() != WAITING) {
+                return;
+            }
+            // On the last part Grizzly calls onAllDataRead next; asking again would leave a stale handler.
+            if (counted() && request.getRequest().isExpectContent()) {
+                awaitMore();
+                // Grizzly stops reading the connection while it calls us and counts on the handler asking again
+                // from a worker thread later; asked again here, on the selector thread, it would not read on.
+                request.getContext().getConnection().enableIOEvent(IOEvent.READ);
+            }
         }
 
         @Override
         public void onAllDataRead() {
-            if (state.compareAndSet(WAITING, COMPLETE)) {
+            if (state.get() == WAITING && counted() && state.compareAndSet(WAITING, COMPLETE)) {
                 ready.accept(body);
             }
+        }
+
+        /** Counts what has arrived, or refuses the request when it is over the limit or the budget. */
+        private boolean counted() {
+            int arrived = request.getInputBuffer().readyData();
+            if (arrived > limit.bytes()) {
+                refuse(tooLarge(limit), null);
+                return false;
+            }
+            if (!body.count(arrived)) {
+                refuse(overBudget(), 1);
+                return false;
+            }
+            return true;
         }
 
         /** The client went away, or sent a body that breaks HTTP's framing (the codec has answered 400 then). */
@@ -193,18 +239,18 @@ public final class RequestBodies {
         @Override
         public boolean onTimeout(Response timedOut) {
             refuse(new RequestException(408, "INVALID_PARAMETER", "the request body did not arrive within "
-                    + timeout.toSeconds() + " s (server.body-timeout-seconds)"));
+                    + timeout.toSeconds() + " s (server.body-timeout-seconds)"), null);
             // Grizzly's own handling would cancel the response without an answer; ours has answered.
             return false;
         }
 
-        private void refuse(RequestException e) {
+        private void refuse(RequestException e, Integer retryAfterSeconds) {
             if (!state.compareAndSet(WAITING, ENDED)) {
                 return;
             }
             body.release();
             try {
-                ErrorResponses.writeAndClose(request, response, e, null);
+                ErrorResponses.writeAndClose(request, response, e, retryAfterSeconds);
                 body.suspension.resume(response);
             } catch (IOException | IllegalStateException gone) {
                 // the connection closed meanwhile; nobody is waiting for the answer
