@@ -58,7 +58,10 @@ class SlowSubscriberTest {
             }
             Arrays.sort(latencies);
             double p99Millis = latencies[(int) (events * 0.99)] / 1e6;
-            assertTrue(p99Millis < 50, "healthy subscriber's p99 latency was " + p99Millis + " ms");
+            // Held back by the stalled one, the healthy subscriber would wait for the write timeout (seconds) per
+            // event; its latency on a quiet machine is about a millisecond, and a loaded CI machine has shown
+            // 60-160 ms: the bound is between the two, far from both.
+            assertTrue(p99Millis < 1000, "healthy subscriber's p99 latency was " + p99Millis + " ms");
 
             assertTrue(stalled.drainUntilClosed(30_000), "the stalled subscriber was never disconnected");
             Await.until("the stalled subscriber is gone", Duration.ofSeconds(10),
