@@ -10,6 +10,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import org.glassfish.grizzly.Connection;
+import org.glassfish.grizzly.IOEvent;
 import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.RequestExecutorProvider;
@@ -135,7 +137,12 @@ public final class AdmissionControl extends HttpHandler {
             try {
                 serve(publishes, request, response, body, arrival);
                 if (arrival != null) {
+                    // Taken before the response ends: the request is recycled then.
+                    Connection<?> connection = request.getContext().getConnection();
                     arrival.resume(response);
+                    // Grizzly stopped reading the connection while it told us the body was whole, and reads on
+                    // only when asked: without this the client's next request on the connection is never read.
+                    readOn(connection);
                 }
             } finally {
                 permits.release();
@@ -165,6 +172,15 @@ public final class AdmissionControl extends HttpHandler {
             permits.release();
             body.release();
             refuse(request, response, suspension, "it is shutting down");
+        }
+    }
+
+    private static void readOn(Connection<?> connection) {
+        try {
+            connection.enableIOEvent(IOEvent.READ);
+        } catch (IOException e) {
+            LOG.debug("cannot read on from {}: {}", connection.getPeerAddress(), e.toString());
+            connection.closeSilently();
         }
     }
 
