@@ -166,7 +166,8 @@ public final class EventHandlerServer implements AutoCloseable {
                                             Authorizer rules, PublisherAuthorization publishers) throws IOException {
         Authorizer authorizer = publishers == null ? rules : publishers;
         EventJournal journal = store == null ? EventJournal.NONE : store;
-        Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(), journal);
+        Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(),
+                config.replayTotalBytes(), journal);
         BrokerMetrics metrics = new BrokerMetrics();
         StreamSupervisor supervisor = new StreamSupervisor(hub, config.subscriberLimits(), config.heartbeat(),
                 config.subscriberWriteTimeout(), metrics::disconnected);
@@ -222,7 +223,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 config.storeReplayPageEvents(), config.sseRetry());
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
                 && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED;
-        RequestBodies bodies = new RequestBodies(config.bodyTimeout(), EventHandlerConfig.requestBodyBudget(),
+        RequestBodies bodies = new RequestBodies(config.bodyTimeout(), config.heap().requestBodies(),
                 new RequestBodies.Limit(config.maxRequestBytes(), "publish.max-request-bytes"),
                 new RequestBodies.Limit(config.maxBodyBytes(), "server.max-body-bytes"));
         AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, publishes,

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import eu.arrowhead.eventhandler.config.ConfigException;
 import eu.arrowhead.eventhandler.config.ConfigLoader;
-import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.config.HeapBudget;
 import eu.arrowhead.eventhandler.testing.RawHttp;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.TestServer;
@@ -177,7 +177,7 @@ class RequestBodiesTest {
     /** A limit that a single body could not be held within is a setting that cannot take effect. */
     @Test
     void aBodyLimitTheHeapCannotHoldStopsTheStart() {
-        long tooLarge = EventHandlerConfig.requestBodyBudget() + 1;
+        long tooLarge = HeapBudget.ofThisJvm().requestBodies() + 1;
         assumeTrue(tooLarge <= 256 << 20, "the test JVM's heap is large enough to hold any body limit");
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.withOverrides(
                 Map.of("server.max-body-bytes", Long.toString(tooLarge))));

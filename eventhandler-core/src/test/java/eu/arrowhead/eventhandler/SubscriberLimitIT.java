@@ -35,14 +35,13 @@ import org.junit.jupiter.api.io.TempDir;
  * to it are served, those beyond it are refused, and the server stays alive and keeps serving.
  */
 class SubscriberLimitIT {
-    private static final String HEAP = "-Xmx64m";
     private static final int BEYOND_THE_LIMIT = 200;
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
     @Test
     void atTheDerivedLimitA64MiBServerRefusesFurtherStreamsAndKeepsServing(@TempDir Path workingDirectory)
             throws Exception {
-        try (ServerProcess server = ServerProcess.start(smallHeap(workingDirectory, "--server.port=0",
+        try (ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(workingDirectory, "--server.port=0",
                 "--server.host=127.0.0.1"))) {
             URI base = server.awaitListening();
             int limit = (int) metric(base, "eventhandler_subscribers_max");
@@ -101,20 +100,12 @@ class SubscriberLimitIT {
 
     @Test
     void aSubscriberLimitThatCannotHoldWithinTheHeapStopsTheStart(@TempDir Path workingDirectory) throws Exception {
-        try (ServerProcess server = ServerProcess.start(smallHeap(workingDirectory, "--server.port=0",
+        try (ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(workingDirectory, "--server.port=0",
                 "--server.host=127.0.0.1", "--subscriber.max-count=20000"))) {
             assertTrue(server.process().waitFor(60, TimeUnit.SECONDS));
             assertEquals(2, server.process().exitValue());
             server.await(Pattern.compile("'subscriber.max-count' \\(20000\\) cannot hold within the heap"), 5);
         }
-    }
-
-    /** The jar as the Raspberry Pi unit runs it: a 64 MiB heap and the serial collector. */
-    private static ProcessBuilder smallHeap(Path workingDirectory, String... args) {
-        ProcessBuilder command = ServerProcess.command(workingDirectory, args);
-        command.command().replaceAll(arg -> arg.startsWith("-Xmx") ? HEAP : arg);
-        command.command().add(1, "-XX:+UseSerialGC");
-        return command;
     }
 
     private static Socket subscribe(URI base) throws IOException {

@@ -98,19 +98,19 @@ final class ConfigValues {
     }
 
     /**
-     * A number of bytes the heap must hold: 0 derives it as 1/{@code defaultShare} of the JVM's maximum heap;
-     * more than 1/{@code maxShare} of it cannot hold and stops the start.
+     * A number of bytes the heap must hold: 0 takes {@code derived}, the part's share of the heap
+     * ({@link HeapBudget}); more than {@link HeapBudget#mostForOnePart()} cannot hold and stops the start.
      */
-    long heapBytes(String key, int defaultShare, int maxShare) {
+    long heapBytes(String key, long derived, HeapBudget heap) {
         long value = longInteger(key, 0, Long.MAX_VALUE);
-        long heap = Runtime.getRuntime().maxMemory();
         if (value == 0) {
-            return heap / defaultShare;
+            return derived;
         }
-        if (value > heap / maxShare) {
+        if (value > heap.mostForOnePart()) {
             throw new ConfigException("configuration key '" + key + "' has the value '" + value + "'; that is more"
-                    + " than 1/" + maxShare + " of the JVM's maximum heap (" + heap + " bytes, -Xmx), which it"
-                    + " could not hold: lower it, or 0 for 1/" + defaultShare + " of the heap, or give the JVM more heap");
+                    + " than half of the JVM's maximum heap (" + heap.maxHeapBytes() + " bytes, -Xmx), which it"
+                    + " could not hold with everything else: lower it, or 0 for its share of the heap ("
+                    + derived + " bytes), or give the JVM more heap");
         }
         return value;
     }

@@ -39,6 +39,7 @@ public record EventHandlerConfig(
         WriteMode subscriberWriteMode,
         int replayWindowEvents,
         long replayWindowBytes,
+        long replayTotalBytes,
         int maxTopics,
         Duration topicIdle,
         StoreMode storeMode,
@@ -59,6 +60,7 @@ public record EventHandlerConfig(
         SecurityConfig security,
         PushConfig push,
         ServiceRegistryConfig serviceRegistry,
+        HeapBudget heap,
         Map<String, String> effective) {
 
     /** How accepted events reach the log ({@code store.mode}). */
@@ -75,6 +77,7 @@ public record EventHandlerConfig(
 
     static EventHandlerConfig from(Map<String, String> raw) {
         ConfigValues v = new ConfigValues(raw);
+        HeapBudget heap = HeapBudget.ofThisJvm();
         EventHandlerConfig config = new EventHandlerConfig(
                 v.host("server.host"),
                 v.integer("server.port", 0, 65_535),
@@ -94,13 +97,14 @@ public record EventHandlerConfig(
                 v.seconds("publish.timestamp-tolerance-seconds", 1),
                 v.seconds("sse.heartbeat-seconds", 1),
                 v.millis("sse.retry-millis", 100, 3_600_000),
-                SubscriberLimits.from(v, Runtime.getRuntime().maxMemory()),
+                SubscriberLimits.from(v, heap),
                 v.seconds("subscriber.write-timeout-seconds", 1),
                 v.integer("subscriber.send-buffer-bytes", 1024, 1 << 30),
                 v.threads("subscriber.writer-threads"),
                 v.writeMode("subscriber.write-mode"),
                 v.integer("replay.window-events", 0, 10_000_000),
                 v.longInteger("replay.window-bytes", 0, Long.MAX_VALUE),
+                v.heapBytes("replay.total-max-bytes", heap.replayWindows(), heap),
                 v.integer("topic.max-count", 1, 10_000_000),
                 v.seconds("topic.idle-seconds", 1),
                 v.storeMode("store.mode"),
@@ -111,7 +115,7 @@ public record EventHandlerConfig(
                 v.seconds("store.timeout-seconds", 1),
                 v.integer("store.batch-events", 1, 100_000),
                 v.integer("store.buffer-events", 1, 100_000_000),
-                v.heapBytes("store.buffer-bytes", 8, 2),
+                v.heapBytes("store.buffer-bytes", heap.storeBuffer(), heap),
                 v.seconds("store.sync-timeout-seconds", 1),
                 v.seconds("store.retention-seconds", 0),
                 v.longInteger("store.retention-events", 0, Long.MAX_VALUE),
@@ -119,8 +123,9 @@ public record EventHandlerConfig(
                 v.integer("store.replay-page-events", 1, 10_000_000),
                 v.integer("store.query-max-events", 1, 1_000_000),
                 SecurityConfig.from(v),
-                PushConfig.from(v),
+                PushConfig.from(v, heap),
                 ServiceRegistryConfig.from(v),
+                heap,
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
         config.requireOnePublishFitsTheStoreBuffer();
@@ -160,21 +165,13 @@ public record EventHandlerConfig(
         }
     }
 
-    /**
-     * The most bytes of request bodies the server holds at once, received or waiting for their handler: an
-     * eighth of the heap, so that clients sending bodies at once, however slowly, cannot exhaust it.
-     */
-    public static long requestBodyBudget() {
-        return Runtime.getRuntime().maxMemory() / 8;
-    }
-
     private static void requireBodiesFitTheHeap(EventHandlerConfig config) {
-        long budget = requestBodyBudget();
+        long budget = config.heap().requestBodies();
         for (Map.Entry<String, Integer> limit : Map.of("publish.max-request-bytes", config.maxRequestBytes(),
                 "server.max-body-bytes", config.maxBodyBytes()).entrySet()) {
             if (limit.getValue() > budget) {
                 throw new ConfigException("configuration key '" + limit.getKey() + "' has the value '"
-                        + limit.getValue() + "'; request bodies may hold at most an eighth of the heap, " + budget
+                        + limit.getValue() + "'; request bodies may hold at most a sixteenth of the heap, " + budget
                         + " bytes with this JVM's -Xmx: lower it or give the JVM more heap");
             }
         }

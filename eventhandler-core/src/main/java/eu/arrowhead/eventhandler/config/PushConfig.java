@@ -9,6 +9,7 @@ import java.time.Duration;
 public record PushConfig(
         int maxSubscriptions,
         int queueCapacity,
+        long totalMaxBytes,
         int maxRetries,
         Duration retryInitialBackoff,
         Duration retryMaxBackoff,
@@ -16,10 +17,11 @@ public record PushConfig(
         Duration responseTimeout,
         int senderThreads) {
 
-    static PushConfig from(ConfigValues v) {
+    static PushConfig from(ConfigValues v, HeapBudget heap) {
         return new PushConfig(
                 v.integer("push.max-subscriptions", 1, 10_000_000),
                 v.integer("push.queue-capacity", 1, 10_000_000),
+                v.heapBytes("push.total-max-bytes", heap.push(), heap),
                 v.integer("push.max-retries", 0, 1000),
                 Duration.ofMillis(v.longInteger("push.retry-initial-millis", 1, 3_600_000)),
                 Duration.ofMillis(v.longInteger("push.retry-max-millis", 1, 3_600_000)),

@@ -5,13 +5,12 @@ package eu.arrowhead.eventhandler.config;
  * {@code subscriber.max-count}, {@code subscriber.queue-max-bytes} and
  * {@code subscriber.total-queue-max-bytes}, each derived from the maximum heap when it is 0.
  *
- * <p>Subscribers and their queues together get at most half the heap ({@link #HEAP_SHARE_DIVISOR}); the
- * other half is the server's own (about 25 MiB with the event store), the replay windows, the store's
- * buffer and requests in flight. Of that half, the queues get {@code subscriber.total-queue-max-bytes} and
- * the open streams the rest ({@link #streamsHeapBytes}), which each stream is charged its estimated heap
+ * <p>Subscribers and their queues together get their share of the heap ({@link HeapBudget#subscribers()}).
+ * Of that, the queues get {@code subscriber.total-queue-max-bytes} and the open streams the rest
+ * ({@link #streamsHeapBytes}), which each stream is charged its estimated heap
  * from when it opens ({@link #STREAM_BASE_BYTES}, {@link #STREAM_HEADER_BYTES}): a client with long or
  * many request headers holds more heap, so it is charged more. A configuration that cannot hold within
- * that half stops the start: at the limit a subscriber must be refused, never meet an OutOfMemoryError.
+ * that share stops the start: at the limit a subscriber must be refused, never meet an OutOfMemoryError.
  *
  * @param streamsHeapBytes what the open streams may be charged together
  */
@@ -27,23 +26,19 @@ public record SubscriberLimits(int maxCount, long streamsHeapBytes, long queueMa
     public static final long STREAM_HEADER_BYTES = 400;
     /** The least a stream is charged: one short header (HTTP/1.1 requires Host). */
     public static final long MIN_STREAM_BYTES = STREAM_BASE_BYTES + STREAM_HEADER_BYTES + 16;
-    /** Subscribers and their queues may take this part of the heap: 1/2. */
-    static final int HEAP_SHARE_DIVISOR = 2;
-    /** All queues together, by default: 1/8 of the heap, a quarter of the subscribers' half. */
-    static final int QUEUES_HEAP_DIVISOR = 8;
     /** One subscriber's queue, by default: a quarter of all queues' bytes, at most this. */
     static final long QUEUE_MAX_BYTES_CAP = 16 << 20;
 
-    static SubscriberLimits from(ConfigValues v, long maxHeapBytes) {
-        long subscribersHeap = maxHeapBytes / HEAP_SHARE_DIVISOR;
+    static SubscriberLimits from(ConfigValues v, HeapBudget heap) {
+        long subscribersHeap = heap.subscribers();
         long total = v.longInteger("subscriber.total-queue-max-bytes", 0, Long.MAX_VALUE);
         if (total == 0) {
-            total = maxHeapBytes / QUEUES_HEAP_DIVISOR;
+            total = heap.subscriberQueues();
         }
         long streamsHeap = subscribersHeap - total;
         if (streamsHeap < MIN_STREAM_BYTES) {
             throw new ConfigException("configuration key 'subscriber.total-queue-max-bytes' (" + total
-                    + ") leaves no room for subscribers in half the maximum heap (" + mebibytes(subscribersHeap)
+                    + ") leaves no room for subscribers in their share of the heap (" + mebibytes(subscribersHeap)
                     + "); lower it, set it to 0 to derive it from the heap, or raise -Xmx");
         }
         long perSubscriber = v.longInteger("subscriber.queue-max-bytes", 0, Long.MAX_VALUE);
@@ -61,7 +56,8 @@ public record SubscriberLimits(int maxCount, long streamsHeapBytes, long queueMa
         } else if (maxCount > fits) {
             throw new ConfigException("configuration key 'subscriber.max-count' (" + maxCount + ") cannot hold"
                     + " within the heap: at " + MIN_STREAM_BYTES + " bytes each, at least, " + mebibytes(streamsHeap)
-                    + " (half the maximum heap of " + mebibytes(maxHeapBytes) + " less subscriber.total-queue-max-bytes)"
+                    + " (the subscribers' 6/16 of the maximum heap of " + mebibytes(heap.maxHeapBytes())
+                    + ", less subscriber.total-queue-max-bytes)"
                     + " holds " + fits + "; lower it, set it to 0 to derive it from the heap, or raise -Xmx");
         }
         return new SubscriberLimits((int) maxCount, streamsHeap, perSubscriber, total);

@@ -66,6 +66,7 @@ public final class BrokerMetrics {
     public void observe(Hub hub, StreamSupervisor streams) {
         registry.register(() -> {
             List<TopicStats> topics = hub.stats();
+            Hub.WindowUse windows = hub.windowUse();
             long[] depths = streams.queueDepths();
             long[] bytes = streams.queuedBytes();
             return MetricSnapshots.of(
@@ -92,6 +93,10 @@ public final class BrokerMetrics {
                     gauge("eventhandler_subscribers_heap_bytes", "Heap the open SSE streams are estimated to"
                             + " hold, by their requests' headers", streams.streamsHeapCharged()),
                     gauge("eventhandler_topics", "Topics held", topics.size()),
+                    gauge("eventhandler_replay_windows_bytes", "Heap the replay windows of all topics hold"
+                            + " together (bounded by replay.total-max-bytes)", windows.heapBytes()),
+                    counter("eventhandler_replay_windows_trims", "Times the largest replay windows were cut"
+                            + " to keep all within replay.total-max-bytes", windows.trims()),
                     counter("eventhandler_connections_accepted", "TCP connections accepted",
                             connectionsAccepted.sum()),
                     gauge("eventhandler_connections_open", "TCP connections open",
@@ -141,6 +146,10 @@ public final class BrokerMetrics {
                 gauge("eventhandler_push_subscriptions", "Push subscriptions held", subscriptions.count()),
                 gauge("eventhandler_push_queued_events", "Events waiting to be POSTed to push subscribers",
                         subscriptions.queued()),
+                gauge("eventhandler_push_queued_bytes", "Heap the events waiting for push subscribers are"
+                        + " charged (push.total-max-bytes)", subscriptions.queuedBytes()),
+                gauge("eventhandler_push_subscriptions_bytes", "Heap the push subscriptions are estimated to"
+                        + " hold (push.total-max-bytes)", subscriptions.subscriptionBytes()),
                 counter("eventhandler_push_delivered_events", "Events POSTed to push subscribers with a 2xx"
                         + " answer", sender.delivered()),
                 counter("eventhandler_push_failed_attempts", "POSTs to push subscribers that failed (each retry"

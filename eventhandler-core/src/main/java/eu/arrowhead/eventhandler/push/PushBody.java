@@ -17,11 +17,18 @@ final class PushBody {
     private static final ObjectReader READER = JsonMapper.get().readerFor(Event.class);
     private static final ObjectWriter WRITER = JsonMapper.get().writerFor(PushedEvent.class);
 
+    private final int sizeBytes;
     private PublishedEvent event;
     private byte[] json;
 
     PushBody(PublishedEvent event) {
         this.event = event;
+        this.sizeBytes = event.frame().length;
+    }
+
+    /** The bytes it holds, the frame's or its JSON's: the JSON has the frame's fields less the id and source. */
+    int sizeBytes() {
+        return sizeBytes;
     }
 
     synchronized byte[] json() {

@@ -11,7 +11,8 @@ import java.util.ArrayDeque;
  * The hub's side of one push subscription: takes the subscription's events under the hub's lock into its
  * own bounded queue, and hands them to the {@link PushSender} one at a time, so that the subscriber receives
  * them in order and at most one POST to it is in flight. A subscriber that is down or slow fills only its
- * own queue; past {@code push.queue-capacity} its oldest events are dropped (counted).
+ * own queue; past {@code push.queue-capacity}, or past its share of the heap ({@link PushBudget}), its
+ * oldest events are dropped (counted).
  *
  * <p>The subscription's rules can change (subscribing again, {@code PUT}, an authorization update) without
  * losing what is queued: they are swapped as a whole.
@@ -19,7 +20,10 @@ import java.util.ArrayDeque;
 final class PushSubscriber implements Subscriber {
     private final PushSender sender;
     private final int capacity;
+    private final PushBudget budget;
     private final ArrayDeque<PushBody> queue = new ArrayDeque<>();
+    /** Guarded by this: what the queue is charged ({@link PushBudget#cost(PushBody)}). */
+    private long queuedBytes;
     private final Runnable startSending;
     private volatile Rules rules;
     /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
@@ -37,9 +41,10 @@ final class PushSubscriber implements Subscriber {
     record Rules(SubscriberFilter filter, long startMillis, long endMillis, URI target) {
     }
 
-    PushSubscriber(PushSender sender, int capacity, Rules rules) {
+    PushSubscriber(PushSender sender, int capacity, PushBudget budget, Rules rules) {
         this.sender = sender;
         this.capacity = capacity;
+        this.budget = budget;
         this.rules = rules;
         this.startSending = () -> sender.start(this);
     }
@@ -65,16 +70,24 @@ final class PushSubscriber implements Subscriber {
             return;
         }
         PushBody body = sender.bodyFor(event);
+        long cost = PushBudget.cost(body);
         boolean start;
         synchronized (this) {
             if (closed) {
                 return;
             }
-            if (queue.size() >= capacity) {
-                queue.poll();
+            while (!queue.isEmpty() && (queue.size() >= capacity || !budget.admits(queuedBytes, cost))) {
+                release(queue.poll());
                 sender.countDropped();
             }
+            if (!budget.admits(queuedBytes, cost)) {
+                // Even alone it is past this subscriber's share while the queues are under pressure.
+                sender.countDropped();
+                return;
+            }
             queue.add(body);
+            queuedBytes += cost;
+            budget.took(cost);
             start = !sending;
             sending = true;
         }
@@ -88,8 +101,16 @@ final class PushSubscriber implements Subscriber {
         PushBody body = closed ? null : queue.poll();
         if (body == null) {
             sending = false;
+        } else {
+            release(body);
         }
         return body;
+    }
+
+    private void release(PushBody body) {
+        long cost = PushBudget.cost(body);
+        queuedBytes -= cost;
+        budget.released(cost);
     }
 
     synchronized boolean closed() {
@@ -103,6 +124,7 @@ final class PushSubscriber implements Subscriber {
     /** Stops sending: what is queued is discarded, a POST in flight ends on its own. */
     synchronized void close() {
         closed = true;
+        queue.forEach(this::release);
         queue.clear();
     }
 }

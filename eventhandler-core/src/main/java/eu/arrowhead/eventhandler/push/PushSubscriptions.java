@@ -47,20 +47,23 @@ public final class PushSubscriptions {
     private final Authorizer authorizer;
     private final PushSender sender;
     private final PushConfig config;
+    private final PushBudget budget;
     private final Object lock = new Object();
     private final Map<String, Entry> byKey = new HashMap<>();
     private final TreeMap<Long, Entry> byId = new TreeMap<>();
     private long lastId;
 
-    /** A live subscription: its rules and the hub's subscriber that delivers them. */
+    /** A live subscription: its rules, the hub's subscriber that delivers them, and its heap charge. */
     private static final class Entry {
         PushSubscription subscription;
         Set<String> sources;
+        long heapCost;
         final PushSubscriber subscriber;
 
-        Entry(PushSubscription subscription, Set<String> sources, PushSubscriber subscriber) {
+        Entry(PushSubscription subscription, Set<String> sources, long heapCost, PushSubscriber subscriber) {
             this.subscription = subscription;
             this.sources = sources;
+            this.heapCost = heapCost;
             this.subscriber = subscriber;
         }
 
@@ -76,6 +79,7 @@ public final class PushSubscriptions {
         this.authorizer = authorizer;
         this.sender = sender;
         this.config = config;
+        this.budget = new PushBudget(config.totalMaxBytes());
         // Subscriptions made while the Authorization system was down have no source in effect: once it
         // answers again, they get the sources it allows.
         authorizer.onAuthorizationChange(this::recomputeSources);
@@ -91,16 +95,23 @@ public final class PushSubscriptions {
                     PushSubscription subscription = PushSubscription.validate(request, stored.id(),
                             Instant.ofEpochMilli(stored.createdMillis()), Instant.ofEpochMilli(stored.updatedMillis()));
                     Set<String> sources = subscription.effectiveSources(authorized(subscription));
-                    PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(),
+                    PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), budget,
                             rules(subscription, sources));
                     hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
-                    put(new Entry(subscription, sources, subscriber));
+                    long cost = PushBudget.cost(request, stored.json().length());
+                    budget.chargeSubscription(cost);
+                    put(new Entry(subscription, sources, cost, subscriber));
                 } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
                     LOG.warn("push subscription {} in the store cannot be registered and is skipped: {}",
                             stored.id(), e.getMessage());
                 }
             }
             LOG.info("{} push subscriptions loaded", byId.size());
+            if (budget.subscriptionsOverBudget()) {
+                LOG.warn("the stored push subscriptions take {} bytes of heap, more than half of push.total-max-bytes"
+                        + " ({}): all are kept, new ones are refused until some are removed", budget.subscriptionBytes(),
+                        config.totalMaxBytes());
+            }
             return byId.size();
         }
     }
@@ -124,16 +135,19 @@ public final class PushSubscriptions {
                         + config.maxSubscriptions() + " push subscriptions (push.max-subscriptions)");
             }
             PushSubscription subscription = PushSubscription.validate(request, lastId + 1, now, now);
-            PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), rules(subscription, sources));
+            long cost = reserve(subscription);
+            PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), budget,
+                    rules(subscription, sources));
             hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
             try {
                 save(subscription);
             } catch (RuntimeException e) {
                 hub.unsubscribe(Set.of(subscription.topicKey()), subscriber);
+                budget.releaseSubscription(cost);
                 throw e;
             }
             lastId = subscription.id();
-            Entry entry = new Entry(subscription, sources, subscriber);
+            Entry entry = new Entry(subscription, sources, cost, subscriber);
             put(entry);
             return entry.response();
         }
@@ -277,6 +291,16 @@ public final class PushSubscriptions {
         }
     }
 
+    /** Bytes of events waiting in every subscriber's queue, as {@link PushBudget} counts them. */
+    public long queuedBytes() {
+        return budget.queuedBytes();
+    }
+
+    /** Bytes of heap the subscriptions are charged, as {@link PushBudget} estimates them. */
+    public long subscriptionBytes() {
+        return budget.subscriptionBytes();
+    }
+
     /** Events waiting in every subscriber's queue. */
     public long queued() {
         List<Entry> entries;
@@ -289,6 +313,14 @@ public final class PushSubscriptions {
     private SubscriptionResponse replace(Entry entry, PushSubscription changed, Set<String> sources) {
         PushSubscription old = entry.subscription;
         boolean moved = !old.topicKey().equals(changed.topicKey());
+        budget.releaseSubscription(entry.heapCost);
+        long cost;
+        try {
+            cost = reserve(changed);
+        } catch (HubUnavailableException e) {
+            budget.chargeSubscription(entry.heapCost);
+            throw e;
+        }
         if (moved) {
             hub.subscribe(Set.of(changed.topicKey()), entry.subscriber, OptionalLong.empty());
         }
@@ -298,8 +330,11 @@ public final class PushSubscriptions {
             if (moved) {
                 hub.unsubscribe(Set.of(changed.topicKey()), entry.subscriber);
             }
+            budget.releaseSubscription(cost);
+            budget.chargeSubscription(entry.heapCost);
             throw e;
         }
+        entry.heapCost = cost;
         if (moved) {
             hub.unsubscribe(Set.of(old.topicKey()), entry.subscriber);
         }
@@ -320,8 +355,29 @@ public final class PushSubscriptions {
         }
         hub.unsubscribe(Set.of(subscription.topicKey()), entry.subscriber);
         entry.subscriber.close();
+        budget.releaseSubscription(entry.heapCost);
         byKey.remove(key(subscription));
         byId.remove(subscription.id());
+    }
+
+    /**
+     * Takes the subscription's heap from the budget.
+     *
+     * @return what it was charged
+     * @throws HubUnavailableException 503 if the push subscriptions' share of the heap has no room for it
+     */
+    private long reserve(PushSubscription subscription) {
+        long cost;
+        try {
+            cost = PushBudget.cost(subscription.request(), JsonMapper.get().writeValueAsBytes(subscription.request()).length);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a validated subscription cannot be encoded", e);
+        }
+        if (!budget.reserveSubscription(cost)) {
+            throw new HubUnavailableException("the push subscriptions hold their share of the heap (half of"
+                    + " push.total-max-bytes, " + config.totalMaxBytes() + " bytes); remove some or try again later");
+        }
+        return cost;
     }
 
     private void put(Entry entry) {

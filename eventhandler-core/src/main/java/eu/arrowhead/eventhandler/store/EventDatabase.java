@@ -9,6 +9,7 @@ import java.sql.Statement;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
@@ -86,6 +87,11 @@ final class EventDatabase implements AutoCloseable {
                 // async mode what a crash loses must stay within store.buffer-events, which half a second of a
                 // fast publisher would exceed. (The writer's transactions are batches, so this costs little.)
                 execute(dataSource, "SET WRITE_DELAY 0");
+                if (!config.storeUrl().toUpperCase(Locale.ROOT).contains("CACHE_SIZE")) {
+                    // H2's page cache is 16 MiB by default whatever the heap: a quarter of a 64 MiB one. It
+                    // gets its share of the heap instead (HeapBudget), in KiB.
+                    execute(dataSource, "SET CACHE_SIZE " + Math.max(1, config.heap().storeCache() >> 10));
+                }
             }
             return new EventDatabase(dataSource, sessionFactory(dataSource, h2));
         } catch (SQLException | RuntimeException e) {

@@ -36,6 +36,7 @@ public final class Hub {
     private final int maxTopics;
     private final int windowEvents;
     private final long windowBytes;
+    private final WindowBudget windowBudget;
     private final EventJournal journal;
     /** The last id given out. */
     private long lastId;
@@ -45,11 +46,18 @@ public final class Hub {
     private long forgottenUpTo;
     private boolean closed;
 
-    /** A hub whose sequence continues after the journal's last id. */
-    public Hub(int maxTopics, int windowEvents, long windowBytes, EventJournal journal) {
+    /**
+     * A hub whose sequence continues after the journal's last id.
+     *
+     * @param windowEvents      the most events one topic's replay window holds
+     * @param windowBytes       the most bytes of frames one topic's replay window holds
+     * @param windowsTotalBytes the most heap all replay windows hold together ({@link WindowBudget})
+     */
+    public Hub(int maxTopics, int windowEvents, long windowBytes, long windowsTotalBytes, EventJournal journal) {
         this.maxTopics = maxTopics;
         this.windowEvents = windowEvents;
         this.windowBytes = windowBytes;
+        this.windowBudget = new WindowBudget(windowsTotalBytes);
         this.journal = journal;
         this.lastId = journal.lastId();
         this.lastDelivered = lastId;
@@ -89,6 +97,7 @@ public final class Hub {
                 topic.broadcast(PublishedEvent.encode(++lastId, event, topic), now);
             }
             lastDelivered = lastId;
+            keepWindowsWithinBudget();
             return new Accepted(first, EventJournal.COMMITTED);
         } finally {
             lock.unlock();
@@ -106,8 +115,15 @@ public final class Hub {
                 topic.broadcast(PublishedEvent.encode(id, event, topic), now);
                 lastDelivered = id++;
             }
+            keepWindowsWithinBudget();
         } finally {
             lock.unlock();
+        }
+    }
+
+    private void keepWindowsWithinBudget() {
+        if (windowBudget.over()) {
+            windowBudget.trim(topics.values());
         }
     }
 
@@ -198,6 +214,7 @@ public final class Hub {
                     return false;
                 }
                 forgottenUpTo = Math.max(forgottenUpTo, topic.lastId());
+                topic.window().discard();
                 return true;
             });
             return before - topics.size();
@@ -221,6 +238,24 @@ public final class Hub {
         lock.lock();
         try {
             return lastDelivered;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * What the replay windows hold together.
+     *
+     * @param heapBytes the heap they are charged, bounded by {@code replay.total-max-bytes}
+     * @param trims     how many times they were cut to fit that bound since the start
+     */
+    public record WindowUse(long heapBytes, long trims) {
+    }
+
+    public WindowUse windowUse() {
+        lock.lock();
+        try {
+            return new WindowUse(windowBudget.bytes(), windowBudget.trims());
         } finally {
             lock.unlock();
         }
@@ -250,7 +285,8 @@ public final class Hub {
     private TopicBroadcaster topicFor(String key, long now) {
         TopicBroadcaster topic = topics.get(key);
         if (topic == null) {
-            topic = new TopicBroadcaster(key, new ReplayWindow(windowEvents, windowBytes, forgottenUpTo), now);
+            topic = new TopicBroadcaster(key,
+                    new ReplayWindow(windowEvents, windowBytes, windowBudget, forgottenUpTo), now);
             topics.put(key, topic);
         }
         return topic;

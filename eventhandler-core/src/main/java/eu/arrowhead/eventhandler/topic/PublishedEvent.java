@@ -14,6 +14,9 @@ public final class PublishedEvent {
     private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] DATA_ID = "\ndata: {\"id\":".getBytes(StandardCharsets.US_ASCII);
     private static final int DATA_PREFIX = "\ndata: ".length();
+    /** This object and the frame's array header. */
+    private static final int OVERHEAD_BYTES = 64;
+    private static final int METADATA_ENTRY_BYTES = 128;
 
     private final long id;
     private final TopicBroadcaster topic;
@@ -98,6 +101,14 @@ public final class PublishedEvent {
             dataAt++;
         }
         return Arrays.copyOfRange(frame, dataAt + DATA_PREFIX, frame.length - 2);
+    }
+
+    /**
+     * What the event holds on the heap: its frame, this object, and the metadata map parsed from the JSON
+     * (whose strings repeat part of the frame), estimated on the safe side as the store's buffer does.
+     */
+    long heapBytes() {
+        return OVERHEAD_BYTES + frame.length + (long) METADATA_ENTRY_BYTES * metaData.size();
     }
 
     /** The complete SSE frame, ending with its blank line. Shared: never modify it. */

@@ -15,24 +15,58 @@ import java.util.List;
 final class ReplayWindow {
     private final int maxEvents;
     private final long maxBytes;
+    private final WindowBudget budget;
     private final ArrayDeque<PublishedEvent> events = new ArrayDeque<>();
+    /** Bytes of frames, bounded by {@code replay.window-bytes}. */
     private long bytes;
+    /** What the events hold on the heap, charged to the {@link WindowBudget}. */
+    private long heapBytes;
     private long startsAfter;
 
-    ReplayWindow(int maxEvents, long maxBytes, long startsAfter) {
+    ReplayWindow(int maxEvents, long maxBytes, WindowBudget budget, long startsAfter) {
         this.maxEvents = maxEvents;
         this.maxBytes = maxBytes;
+        this.budget = budget;
         this.startsAfter = startsAfter;
     }
 
     void add(PublishedEvent event) {
         events.addLast(event);
         bytes += event.frame().length;
+        long cost = event.heapBytes();
+        heapBytes += cost;
+        budget.added(cost);
         while (!events.isEmpty() && (events.size() > maxEvents || bytes > maxBytes)) {
-            PublishedEvent evicted = events.removeFirst();
-            bytes -= evicted.frame().length;
-            startsAfter = evicted.id();
+            evictOldest();
         }
+    }
+
+    /** Evicts the oldest events until the window holds at most {@code heapLevel} bytes of heap. */
+    void trimTo(long heapLevel) {
+        while (!events.isEmpty() && heapBytes > heapLevel) {
+            evictOldest();
+        }
+    }
+
+    private void evictOldest() {
+        PublishedEvent evicted = events.removeFirst();
+        bytes -= evicted.frame().length;
+        long cost = evicted.heapBytes();
+        heapBytes -= cost;
+        budget.removed(cost);
+        startsAfter = evicted.id();
+    }
+
+    /** Gives the window's heap back to the budget: its topic is removed. */
+    void discard() {
+        budget.removed(heapBytes);
+        heapBytes = 0;
+        bytes = 0;
+        events.clear();
+    }
+
+    long heapBytes() {
+        return heapBytes;
     }
 
     long startsAfter() {

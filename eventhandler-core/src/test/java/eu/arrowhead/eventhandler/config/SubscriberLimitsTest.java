@@ -12,17 +12,18 @@ class SubscriberLimitsTest {
     private static final long MIB = 1 << 20;
 
     @Test
-    void derivedFromTheHeapTheyTakeAtMostHalfOfIt() {
+    void derivedFromTheHeapTheyTakeAtMostTheirShareOfIt() {
         for (long heap : new long[] {64 * MIB, 256 * MIB, 4096 * MIB}) {
             SubscriberLimits limits = limits(heap, Map.of());
             assertEquals(heap / 8, limits.totalQueueMaxBytes());
             assertEquals(Math.min(16 * MIB, heap / 32), limits.queueMaxBytes());
-            assertEquals(heap / 2 - heap / 8, limits.streamsHeapBytes());
+            assertEquals(heap * 6 / 16 - heap / 8, limits.streamsHeapBytes());
             assertEquals(limits.streamsHeapBytes() / SubscriberLimits.MIN_STREAM_BYTES, limits.maxCount());
-            assertTrue(limits.maxCount() * SubscriberLimits.MIN_STREAM_BYTES + limits.totalQueueMaxBytes() <= heap / 2);
+            assertTrue(limits.maxCount() * SubscriberLimits.MIN_STREAM_BYTES + limits.totalQueueMaxBytes()
+                    <= heap * 6 / 16);
         }
-        assertEquals(1_904, limits(64 * MIB, Map.of()).maxCount());
-        assertEquals(7_616, limits(256 * MIB, Map.of()).maxCount());
+        assertEquals(1_269, limits(64 * MIB, Map.of()).maxCount());
+        assertEquals(5_077, limits(256 * MIB, Map.of()).maxCount());
     }
 
     @Test
@@ -31,7 +32,7 @@ class SubscriberLimitsTest {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> limits(64 * MIB, Map.of("subscriber.max-count", "20000")));
         assertTrue(e.getMessage().contains("'subscriber.max-count' (20000) cannot hold within the heap"), e.getMessage());
-        assertTrue(e.getMessage().contains("holds 1904"), e.getMessage());
+        assertTrue(e.getMessage().contains("holds 1269"), e.getMessage());
     }
 
     @Test
@@ -40,12 +41,12 @@ class SubscriberLimitsTest {
                 "subscriber.total-queue-max-bytes", "8388608"));
         assertEquals(1 * MIB, set.queueMaxBytes());
         assertEquals(8 * MIB, set.totalQueueMaxBytes());
-        assertEquals(128 * MIB - 8 * MIB, set.streamsHeapBytes());
+        assertEquals(96 * MIB - 8 * MIB, set.streamsHeapBytes());
         ConfigException tooLarge = assertThrows(ConfigException.class,
                 () -> limits(64 * MIB, Map.of("subscriber.queue-max-bytes", Long.toString(16 * MIB))));
         assertTrue(tooLarge.getMessage().contains("'subscriber.queue-max-bytes'"), tooLarge.getMessage());
         ConfigException noRoom = assertThrows(ConfigException.class,
-                () -> limits(64 * MIB, Map.of("subscriber.total-queue-max-bytes", Long.toString(32 * MIB))));
+                () -> limits(64 * MIB, Map.of("subscriber.total-queue-max-bytes", Long.toString(24 * MIB))));
         assertTrue(noRoom.getMessage().contains("'subscriber.total-queue-max-bytes'"), noRoom.getMessage());
     }
 
@@ -63,6 +64,6 @@ class SubscriberLimitsTest {
     private static SubscriberLimits limits(long heap, Map<String, String> overrides) {
         Map<String, String> values = ConfigLoader.defaults();
         values.putAll(overrides);
-        return SubscriberLimits.from(new ConfigValues(values), heap);
+        return SubscriberLimits.from(new ConfigValues(values), new HeapBudget(heap));
     }
 }

@@ -57,7 +57,7 @@ class PushSubscriptionTest {
             }
         };
         PushConfig config = ConfigLoader.withOverrides(Map.of("push.sender-threads", "1")).push();
-        Hub hub = new Hub(10, 10, 1 << 20, EventJournal.NONE);
+        Hub hub = new Hub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE);
         try (PushSender sender = new PushSender(config, null);
              StandInSubscriber subscriber = StandInSubscriber.healthy()) {
             PushSubscriptions subscriptions = new PushSubscriptions(hub, SubscriptionStore.NONE, authorizer, sender,

@@ -14,8 +14,8 @@ class StoreBufferConfigTest {
     private static final long HEAP = Runtime.getRuntime().maxMemory();
 
     @Test
-    void byDefaultTheBufferTakesAnEighthOfTheHeap() {
-        assertEquals(HEAP / 8, ConfigLoader.withOverrides(Map.of()).storeBufferBytes());
+    void byDefaultTheBufferTakesASixteenthOfTheHeap() {
+        assertEquals(HEAP / 16, ConfigLoader.withOverrides(Map.of()).storeBufferBytes());
         assertEquals(12_345_678, ConfigLoader.withOverrides(Map.of("store.buffer-bytes", "12345678"))
                 .storeBufferBytes());
     }

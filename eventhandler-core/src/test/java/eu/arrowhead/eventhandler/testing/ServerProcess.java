@@ -65,6 +65,14 @@ public final class ServerProcess implements AutoCloseable {
         return new ProcessBuilder(command).directory(workingDirectory.toFile()).redirectErrorStream(true);
     }
 
+    /** The command that runs the jar as the Raspberry Pi unit does: a 64 MiB heap and the serial collector. */
+    public static ProcessBuilder smallestHeapCommand(Path workingDirectory, String... args) {
+        ProcessBuilder command = command(workingDirectory, args);
+        command.command().replaceAll(arg -> arg.startsWith("-Xmx") ? "-Xmx64m" : arg);
+        command.command().add(1, "-XX:+UseSerialGC");
+        return command;
+    }
+
     /** Waits until the server listens and returns its base URI. */
     public URI awaitListening() throws InterruptedException {
         return URI.create("http://127.0.0.1:" + await(LISTENING, 60).group(1));

@@ -76,6 +76,21 @@ public final class TestClient implements AutoCloseable {
         return send(request);
     }
 
+    /**
+     * The value of one series of {@code GET /metrics}.
+     *
+     * @param series the name with its labels, as in {@code eventhandler_subscriber_disconnects_total{reason="slow"}}
+     */
+    public double metric(String series) {
+        String body = get("/metrics").body();
+        for (String line : body.split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).strip());
+            }
+        }
+        throw new AssertionError("no series " + series + " in /metrics:\n" + body);
+    }
+
     /** Sends a request; an I/O failure (a refused TLS handshake too) is an {@link UncheckedIOException}. */
     public Reply send(HttpUriRequestBase request) {
         try {

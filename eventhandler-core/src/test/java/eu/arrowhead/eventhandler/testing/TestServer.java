@@ -132,13 +132,7 @@ public final class TestServer implements AutoCloseable {
      * @param series the name with its labels, as in {@code eventhandler_subscriber_disconnects_total{reason="slow"}}
      */
     public double metric(String series) {
-        String body = get("/metrics").body();
-        for (String line : body.split("\n")) {
-            if (line.startsWith(series + " ")) {
-                return Double.parseDouble(line.substring(series.length() + 1).strip());
-            }
-        }
-        throw new AssertionError("no series " + series + " in /metrics:\n" + body);
+        return client.metric(series);
     }
 
     /** A port on the loopback address that was free a moment ago, for a server that starts later. */

@@ -1,0 +1,78 @@
+package eu.arrowhead.eventhandler.config;
+
+/**
+ * How the maximum heap is shared out among the parts that clients can make grow, in one place, so that
+ * all of them at their limits at once still fit with the server's own objects. Each part's key derives
+ * its bound from its share when it is 0; a part set larger than {@link #mostForOnePart()} stops the start.
+ *
+ * <table>
+ * <caption>shares of {@code Runtime.maxMemory()} (a little under {@code -Xmx})</caption>
+ * <tr><th>part</th><th>share</th><th>bounded by</th></tr>
+ * <tr><td>SSE streams and their queues</td><td>6/16</td><td>{@code subscriber.max-count},
+ *     {@code subscriber.total-queue-max-bytes} (2/16 of it)</td></tr>
+ * <tr><td>the store's write buffer</td><td>1/16</td><td>{@code store.buffer-bytes}</td></tr>
+ * <tr><td>H2's page cache</td><td>1/16</td><td>set at start, unless {@code store.url} sets CACHE_SIZE</td></tr>
+ * <tr><td>request bodies being received</td><td>1/16</td><td>503 past it</td></tr>
+ * <tr><td>replay windows, all topics</td><td>1/16</td><td>{@code replay.total-max-bytes}</td></tr>
+ * <tr><td>push subscriptions and their queues</td><td>1/16</td><td>{@code push.total-max-bytes}</td></tr>
+ * <tr><td>the server's own</td><td>5/16</td><td>what is left</td></tr>
+ * </table>
+ *
+ * <p>The server's own share is what an idle server holds after a full collection, with the event store on
+ * H2: 19.3 MiB at {@code -Xmx64m} (Jersey's and Hibernate's models, Grizzly, H2), which 5/16 of the 62 MiB
+ * such a JVM reports just holds. That is why the smallest supported heap is 64 MiB.
+ *
+ * @param maxHeapBytes the JVM's maximum heap
+ */
+public record HeapBudget(long maxHeapBytes) {
+    private static final int PARTS = 16;
+
+    /** The budget of this JVM's heap. */
+    public static HeapBudget ofThisJvm() {
+        return new HeapBudget(Runtime.getRuntime().maxMemory());
+    }
+
+    /** SSE streams and their queues together. */
+    public long subscribers() {
+        return parts(6);
+    }
+
+    /** SSE subscribers' queues, by default: a third of the subscribers' share. */
+    public long subscriberQueues() {
+        return parts(2);
+    }
+
+    /** Events accepted and not yet written to the event store, by default. */
+    public long storeBuffer() {
+        return parts(1);
+    }
+
+    /** H2's page cache. */
+    public long storeCache() {
+        return parts(1);
+    }
+
+    /** Request bodies held at once, received or waiting for their handler. */
+    public long requestBodies() {
+        return parts(1);
+    }
+
+    /** Every topic's replay window together, by default. */
+    public long replayWindows() {
+        return parts(1);
+    }
+
+    /** Push subscriptions and the events queued for them, by default. */
+    public long push() {
+        return parts(1);
+    }
+
+    /** The most a part may be set to: more than half the heap could not hold with everything else. */
+    public long mostForOnePart() {
+        return maxHeapBytes / 2;
+    }
+
+    private long parts(int sixteenths) {
+        return maxHeapBytes / PARTS * sixteenths;
+    }
+}
