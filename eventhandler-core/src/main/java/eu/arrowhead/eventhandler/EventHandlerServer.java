@@ -200,7 +200,7 @@ public final class EventHandlerServer implements AutoCloseable {
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
         PublisherWrites writes = new PublisherWrites(config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
-        PublishHandler publishes = new PublishHandler(events -> writes.publish(() -> hub.publish(events)),
+        PublishHandler publishes = new PublishHandler(events -> writes.publish(() -> hub.publish(events)), journal,
                 validator, authorizer, config.maxBatchEvents(), config.storeSyncTimeout(),
                 metrics::publishHandled);
         ResourceConfig resources = new ResourceConfig()

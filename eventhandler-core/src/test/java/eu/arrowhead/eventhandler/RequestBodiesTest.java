@@ -37,8 +37,8 @@ class RequestBodiesTest {
      * A body that arrives after its headers (as many clients send it, the JDK's HttpClient among them) is
      * gathered while the connection's reading is paused: once the publish is answered, the next request on the
      * same kept-alive connection must be read too, for a publish that runs on the selector and one (20 KB)
-     * that runs on a worker. The body is sent in a write of its own after the headers; the server may still
-     * read both at once, which this test cannot tell, so it repeats the exchange.
+     * that runs on a worker. The request asks for a 100 Continue, which the server sends once it has parsed the
+     * headers and before its handler looks for the body: the body, sent only then, cannot be read with them.
      */
     @Test
     void aKeptAliveConnectionIsReadOnAfterABodyThatArrivedAfterItsHeaders() throws Exception {
@@ -46,16 +46,16 @@ class RequestBodiesTest {
             for (int payload : new int[] {10, 20_000}) {
                 String event = "{\"eventType\":\"late\",\"payload\":\"" + "x".repeat(payload) + "\"}";
                 try (RawHttp http = RawHttp.connect(server.port())) {
-                    for (int round = 0; round < 3; round++) {
-                        http.send(publishHead("/eventhandler/publish", event.length()));
-                        assertFalse(http.answered(), "answered before the body was sent");
-                        http.send(event);
-                        RawHttp.Answer published = http.answer(Duration.ofSeconds(10));
-                        assertEquals(200, published.status(), published.body());
-                        http.send("GET /eventhandler/echo HTTP/1.1\r\nHost: x\r\n\r\n");
-                        RawHttp.Answer echo = http.answer(Duration.ofSeconds(10));
-                        assertEquals(200, echo.status(), "the request after a " + payload + "-byte publish: " + echo.body());
-                    }
+                    http.send("POST /eventhandler/publish HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                            + "Expect: 100-continue\r\nContent-Length: " + event.length() + "\r\n\r\n");
+                    RawHttp.Answer proceed = http.answer(Duration.ofSeconds(10));
+                    assertEquals(100, proceed.status(), "the server asks for the body: " + proceed.body());
+                    http.send(event);
+                    RawHttp.Answer published = http.answer(Duration.ofSeconds(10));
+                    assertEquals(200, published.status(), published.body());
+                    http.send("GET /eventhandler/echo HTTP/1.1\r\nHost: x\r\n\r\n");
+                    RawHttp.Answer echo = http.answer(Duration.ofSeconds(10));
+                    assertEquals(200, echo.status(), "the request after a " + payload + "-byte publish: " + echo.body());
                 }
             }
         }

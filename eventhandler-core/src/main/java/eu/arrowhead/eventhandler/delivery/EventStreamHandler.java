@@ -134,21 +134,8 @@ public final class EventStreamHandler extends HttpHandler {
                 authorizedSources(subscriberName, sources(request.getParameterValues("source"))), metaData(request));
         OptionalLong afterId = lastEventId(request);
 
-        long heapCharge = StreamHeap.charge(request);
-        if (!supervisor.reserve(heapCharge)) {
-            throw new HubUnavailableException(supervisor.limitReached());
-        }
-        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, heapCharge,
-                supervisor.queueBudget(), sendBufferBytes, writers, supervisor::closed, refusal);
-        response.setStatus(200);
-        response.setContentType("text/event-stream");
-        response.setCharacterEncoding("UTF-8");
-        response.setHeader("Cache-Control", "no-cache");
-        response.setHeader("X-Accel-Buffering", "no");
-        // Suspended and known to the supervisor before it is registered: from then on a refusal (an overflow
-        // before the start, a shutdown) may come from another thread, and gives the place back in one way.
-        response.suspend();
-        supervisor.opened(subscriber);
+        SubscriberQueue subscriber = supervisor.admit(StreamHeap.charge(request),
+                heapCharge -> suspendedStream(topicKeys, filter, response, heapCharge));
         try {
             Replay replay;
             try {
@@ -167,6 +154,23 @@ public final class EventStreamHandler extends HttpHandler {
             subscriber.close(DisconnectReason.WRITE_FAILED);
             throw e;
         }
+    }
+
+    /**
+     * The stream with its response readied and suspended: from when the supervisor knows it, a refusal (an
+     * overflow before the start, a shutdown) may come from another thread, and gives the place back in one way.
+     */
+    private SubscriberQueue suspendedStream(Set<String> topicKeys, SubscriberFilter filter, Response response,
+                                            long heapCharge) {
+        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, heapCharge,
+                supervisor.queueBudget(), sendBufferBytes, writers, supervisor::closed, refusal);
+        response.setStatus(200);
+        response.setContentType("text/event-stream");
+        response.setCharacterEncoding("UTF-8");
+        response.setHeader("Cache-Control", "no-cache");
+        response.setHeader("X-Accel-Buffering", "no");
+        response.suspend();
+        return subscriber;
     }
 
     /**

@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.config.SubscriberLimits;
 import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
 import java.util.Set;
@@ -9,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 import java.util.function.ObjIntConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,10 +52,31 @@ public final class StreamSupervisor {
     }
 
     /**
-     * Takes one of the {@code subscriber.max-count} places and charges the stream's heap
-     * ({@link StreamHeap}) to the subscribers' share of the heap, or returns false if either is used up.
+     * Takes one of the {@code subscriber.max-count} places for a new stream, charges its heap ({@link StreamHeap})
+     * to the subscribers' share of the heap, and lets {@code open} make the stream with that charge. From then
+     * on the stream is known here, and gives its place back when it closes: a refusal may come from another
+     * thread as soon as it is known, so {@code open} readies its response first. Should {@code open} fail,
+     * there is no stream to close, and the place is given back here.
+     *
+     * @throws HubUnavailableException if the places or the heap share are used up
      */
-    boolean reserve(long heapCharge) {
+    SubscriberQueue admit(long heapCharge, LongFunction<SubscriberQueue> open) {
+        if (!reserve(heapCharge)) {
+            throw new HubUnavailableException(limitReached());
+        }
+        SubscriberQueue stream;
+        try {
+            stream = open.apply(heapCharge);
+        } catch (RuntimeException | Error e) {
+            release(heapCharge);
+            throw e;
+        }
+        streams.add(stream);
+        return stream;
+    }
+
+    /** Takes a place and the heap charge, or returns false if either is used up. */
+    private boolean reserve(long heapCharge) {
         if (reserved.incrementAndGet() > maxStreams) {
             reserved.decrementAndGet();
             return false;
@@ -67,8 +90,8 @@ public final class StreamSupervisor {
     }
 
     /**
-     * Gives back a stream's place and its heap charge once it has closed: a stream is known here from before
-     * it is registered, so a refused one comes through {@link #closed} too.
+     * Gives back a stream's place and its heap charge once it has closed, or failed to open: a stream is known
+     * here from before it is registered, so a refused one comes through {@link #closed} too.
      */
     private void release(long heapCharge) {
         charged.addAndGet(-heapCharge);
@@ -76,7 +99,7 @@ public final class StreamSupervisor {
     }
 
     /** Why a stream was refused its place: for the refusal's message. */
-    String limitReached() {
+    private String limitReached() {
         return "the Event Handler already serves as many subscribers as it can hold (subscriber.max-count: "
                 + maxStreams + ", or their share of the heap: " + (streamsHeapBytes >> 20) + " MiB); try again later";
     }
@@ -88,10 +111,6 @@ public final class StreamSupervisor {
 
     QueueBudget queueBudget() {
         return queueBudget;
-    }
-
-    void opened(SubscriberQueue stream) {
-        streams.add(stream);
     }
 
     /** The {@link SubscriberQueue.ClosedListener} of every stream. */

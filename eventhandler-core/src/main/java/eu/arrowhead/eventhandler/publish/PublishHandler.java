@@ -8,6 +8,7 @@ import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
+import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
@@ -53,6 +54,7 @@ public final class PublishHandler extends HttpHandler {
     private static final String BATCH_PATH = PATH + "/batch";
 
     private final Function<List<IncomingEvent>, Hub.Accepted> publish;
+    private final EventJournal journal;
     private final EventValidator validator;
     private final Authorizer authorizer;
     private final int maxBatchEvents;
@@ -63,13 +65,15 @@ public final class PublishHandler extends HttpHandler {
 
     /**
      * @param publish       the hub's publish, together with the writes to subscribers it causes
+     * @param journal       the hub's journal, asked before a body is parsed whether it can take an event at all
      * @param commitTimeout longest wait for the event store's commit (store.mode=sync)
      * @param handlingNanos told how long each accepted publish took to handle, in nanoseconds
      */
-    public PublishHandler(Function<List<IncomingEvent>, Hub.Accepted> publish, EventValidator validator,
-                          Authorizer authorizer, int maxBatchEvents, Duration commitTimeout,
+    public PublishHandler(Function<List<IncomingEvent>, Hub.Accepted> publish, EventJournal journal,
+                          EventValidator validator, Authorizer authorizer, int maxBatchEvents, Duration commitTimeout,
                           LongConsumer handlingNanos) {
         this.publish = publish;
+        this.journal = journal;
         this.validator = validator;
         this.authorizer = authorizer;
         this.maxBatchEvents = maxBatchEvents;
@@ -120,6 +124,9 @@ public final class PublishHandler extends HttpHandler {
             throw new RequestException(415, "BAD_PAYLOAD",
                     "the body must be JSON: send Content-Type: application/json");
         }
+        // A flood the event store cannot keep up with is refused before its body is parsed: parsing is what an
+        // overloaded server would spend its time on, for nothing.
+        journal.requireRoom();
         long start = System.nanoTime();
         Caller caller = Caller.of(request);
         byte[] answer = path.equals(PATH) ? publishOne(caller, read(request.getInputStream()))

@@ -198,6 +198,22 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         }
     }
 
+    /**
+     * {@link #append}'s refusal of a writer that is behind, made before the events exist, and counted like it. In
+     * async mode with the database down append drops the oldest events instead, so nothing is refused here then.
+     */
+    @Override
+    public void requireRoom() {
+        lock.lock();
+        try {
+            if (buffer.full() && (durable || up)) {
+                throw behind();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Called under the lock: the database works but the writer has not caught up with what was accepted. */
     private HubUnavailableException behind() {
         refused.increment();

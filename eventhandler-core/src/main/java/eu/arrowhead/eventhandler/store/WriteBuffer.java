@@ -60,6 +60,11 @@ final class WriteBuffer {
         return events == 0 || (events + count <= maxEvents && bytes + size <= maxBytes);
     }
 
+    /** Whether not even the smallest event fits. */
+    boolean full() {
+        return !fits(1, EVENT_OVERHEAD_BYTES);
+    }
+
     void add(Entry entry) {
         pending.addLast(entry);
         events += entry.events().size();

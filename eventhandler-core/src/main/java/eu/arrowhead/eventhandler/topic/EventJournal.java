@@ -65,6 +65,15 @@ public interface EventJournal {
      */
     CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit);
 
+    /**
+     * Fails at once if {@link #append} would refuse any event now, however small (its writer is behind), so that
+     * a publish is refused before its body is parsed. Does not block; {@link #append} still decides.
+     *
+     * @throws HubUnavailableException if the journal cannot take an event now
+     */
+    default void requireRoom() {
+    }
+
     /** Whether {@link #read} can serve events older than the replay windows hold. */
     boolean replays();
 

@@ -479,6 +479,32 @@ abstract class EventStoreContract {
         }
     }
 
+    /**
+     * A publish the writer has no room for is refused before its body is parsed, which is what a flood would
+     * otherwise cost the server: a body that is not even JSON gets the writer's 503, not a 400.
+     */
+    @Test
+    void aPublishTheWriterHasNoRoomForIsRefusedBeforeItsBodyIsParsed() throws Exception {
+        String notJson = "{\"eventType\":\"pressed\",\"payload\":";
+        try (TestServer server = start("store.buffer-events", "10", "publish.max-batch-events", "10",
+                "store.timeout-seconds", "60")) {
+            try (AutoCloseable held = database.holdWrites()) {
+                ids(server.post("/eventhandler/publish/batch", batchOf(10, "pressed")));
+                Reply refused = server.post("/eventhandler/publish", notJson);
+                assertEquals(503, refused.statusCode(), "the buffer holds 10 events: " + refused.body());
+                assertEquals("1", refused.header("Retry-After"));
+                JsonNode error = JSON.readTree(refused.body());
+                assertEquals("UNAVAILABLE", error.get("exceptionType").asText());
+                assertTrue(error.get("errorMessage").asText().contains("store.buffer-events"), refused.body());
+                assertEquals(1, server.metric("eventhandler_store_refused_publishes_total"));
+            }
+            Await.until("the writer caught up", WAIT, () -> server.metric("eventhandler_store_buffered_events") == 0);
+            Reply parsed = server.post("/eventhandler/publish", notJson);
+            assertEquals(400, parsed.statusCode(), "with room in the buffer the body is parsed: " + parsed.body());
+            assertEquals("BAD_PAYLOAD", JSON.readTree(parsed.body()).get("exceptionType").asText());
+        }
+    }
+
     @Test
     void eventsDroppedWhileTheDatabaseIsDownAreReportedExactlyWhereTheyWereAcrossARestart() throws Exception {
         try (TcpProxy proxy = new TcpProxy(database.host(), database.port())) {
