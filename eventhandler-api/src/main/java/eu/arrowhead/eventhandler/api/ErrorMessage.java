@@ -7,8 +7,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  *
  * @param errorMessage  what was wrong, for a person to read
  * @param errorCode     the HTTP status code
- * @param exceptionType Arrowhead's category: {@code BAD_PAYLOAD}, {@code INVALID_PARAMETER},
- *                      {@code DATA_NOT_FOUND}, {@code AUTH}, {@code UNAVAILABLE}, {@code GENERIC}
+ * @param exceptionType Arrowhead's category, one of {@link ExceptionType} from this Event Handler; kept a
+ *                      string so that a client reads other Arrowhead systems' categories too
  * @param origin        the request path that failed
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -22,4 +22,8 @@ public record ErrorMessage(String errorMessage, int errorCode, String exceptionT
      * {@code eventhandler.} are reserved.
      */
     public static final String UNAVAILABLE_EVENT_TYPE = "eventhandler.unavailable";
+
+    public ErrorMessage(String errorMessage, int errorCode, ExceptionType exceptionType, String origin) {
+        this(errorMessage, errorCode, exceptionType.name(), origin);
+    }
 }

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.delivery;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.PageEnd;
 import eu.arrowhead.eventhandler.api.ReplayGap;
@@ -121,7 +122,7 @@ public final class EventStreamHandler extends HttpHandler {
     private void open(Request request, Response response) {
         if (request.getMethod() != Method.GET) {
             response.setHeader("Allow", "GET");
-            throw new RequestException(405, "INVALID_PARAMETER", "use GET to subscribe to events");
+            throw new RequestException(405, ExceptionType.INVALID_PARAMETER, "use GET to subscribe to events");
         }
         Set<String> topicKeys = topicKeys(request.getParameterValues("eventType"));
         Caller caller = Caller.of(request);

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.delivery;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
@@ -34,7 +35,7 @@ final class StreamRefusal {
 
     /** Writes the refusal to a response that has not been committed; it ends when the response completes. */
     void write(Response response, String origin, String message) throws IOException {
-        ErrorMessage error = new ErrorMessage(message, 503, "UNAVAILABLE", origin);
+        ErrorMessage error = new ErrorMessage(message, 503, ExceptionType.UNAVAILABLE, origin);
         byte[] body = (retryField + "event: " + ErrorMessage.UNAVAILABLE_EVENT_TYPE + "\ndata: "
                 + JsonMapper.get().writeValueAsString(error) + "\n\n").getBytes(StandardCharsets.UTF_8);
         response.setStatus(200);

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.security.ClientCertificates;
 import java.io.IOException;
@@ -212,7 +213,7 @@ public final class AdmissionControl extends HttpHandler {
 
     private static void refuse(Request request, Response response, Suspension suspension, String why) {
         try {
-            ErrorResponses.write(response, 503, "UNAVAILABLE", "the Event Handler is overloaded: " + why
+            ErrorResponses.write(response, 503, ExceptionType.UNAVAILABLE, "the Event Handler is overloaded: " + why
                     + "; retry later", request.getRequestURI(), 1);
         } catch (IOException gone) {
             LOG.debug("could not refuse {}: {}", request.getRequestURI(), gone.toString());

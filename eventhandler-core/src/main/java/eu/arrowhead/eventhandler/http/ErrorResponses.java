@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
@@ -40,7 +41,7 @@ public final class ErrorResponses {
     }
 
     /** Writes an error to a raw Grizzly response that has not been committed. */
-    public static void write(Response response, int status, String exceptionType, String message, String origin,
+    public static void write(Response response, int status, ExceptionType exceptionType, String message, String origin,
                              Integer retryAfterSeconds) throws IOException {
         byte[] body = JsonMapper.get().writeValueAsBytes(new ErrorMessage(message, status, exceptionType, origin));
         response.setStatus(status);
@@ -70,7 +71,7 @@ public final class ErrorResponses {
      * log only.
      */
     public static void writeFault(Response response, String origin, Throwable e) throws IOException {
-        write(response, 500, "GENERIC", faultMessage(origin, e), origin, null);
+        write(response, 500, ExceptionType.GENERIC, faultMessage(origin, e), origin, null);
     }
 
     private static String faultMessage(String origin, Throwable e) {
@@ -79,7 +80,7 @@ public final class ErrorResponses {
         return "internal error; the server log has incident " + incident;
     }
 
-    static jakarta.ws.rs.core.Response build(int status, String exceptionType, String message, UriInfo uri) {
+    static jakarta.ws.rs.core.Response build(int status, ExceptionType exceptionType, String message, UriInfo uri) {
         String origin = uri == null ? null : "/" + uri.getPath();
         return jakarta.ws.rs.core.Response.status(status)
                 .type(MediaType.APPLICATION_JSON_TYPE)
@@ -102,21 +103,21 @@ public final class ErrorResponses {
     private static final class JsonExceptionMapper extends Mapper<JsonProcessingException> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(JsonProcessingException e) {
-            return build(400, "BAD_PAYLOAD", JsonMapper.describe(e), uri);
+            return build(400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), uri);
         }
     }
 
     private static final class NotUtf8Mapper extends Mapper<CharConversionException> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(CharConversionException e) {
-            return build(400, "BAD_PAYLOAD", JsonMapper.describe(e), uri);
+            return build(400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), uri);
         }
     }
 
     private static final class UnavailableMapper extends Mapper<HubUnavailableException> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(HubUnavailableException e) {
-            return jakarta.ws.rs.core.Response.fromResponse(build(503, "UNAVAILABLE", e.getMessage(), uri))
+            return jakarta.ws.rs.core.Response.fromResponse(build(503, ExceptionType.UNAVAILABLE, e.getMessage(), uri))
                     .header("Retry-After", "1").build();
         }
     }
@@ -126,15 +127,15 @@ public final class ErrorResponses {
         public jakarta.ws.rs.core.Response toResponse(WebApplicationException e) {
             int status = e.getResponse().getStatus();
             String message;
-            String type = "INVALID_PARAMETER";
+            ExceptionType type = ExceptionType.INVALID_PARAMETER;
             if (e instanceof NotFoundException) {
                 message = "there is no endpoint at " + (uri == null ? "this path" : "/" + uri.getPath());
-                type = "DATA_NOT_FOUND";
+                type = ExceptionType.DATA_NOT_FOUND;
             } else if (e instanceof NotAllowedException) {
                 message = "this endpoint does not take that method; allowed: " + e.getResponse().getAllowedMethods();
             } else if (e instanceof NotSupportedException) {
                 message = "the body must be JSON: send Content-Type: application/json";
-                type = "BAD_PAYLOAD";
+                type = ExceptionType.BAD_PAYLOAD;
             } else if (e instanceof NotAcceptableException) {
                 message = "this endpoint answers with application/json only";
             } else if (status >= 500) {
@@ -154,7 +155,7 @@ public final class ErrorResponses {
     private static final class FaultMapper extends Mapper<Throwable> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(Throwable e) {
-            return build(500, "GENERIC", faultMessage(uri == null ? "?" : "/" + uri.getPath(), e), uri);
+            return build(500, ExceptionType.GENERIC, faultMessage(uri == null ? "?" : "/" + uri.getPath(), e), uri);
         }
     }
 }

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import org.glassfish.grizzly.http.server.ErrorPageGenerator;
@@ -14,7 +15,7 @@ public final class JsonErrorPages implements ErrorPageGenerator {
     @Override
     public String generate(Request request, int status, String reasonPhrase, String description, Throwable e) {
         request.getResponse().setContentType("application/json");
-        String type = status >= 500 ? "GENERIC" : "INVALID_PARAMETER";
+        ExceptionType type = status >= 500 ? ExceptionType.GENERIC : ExceptionType.INVALID_PARAMETER;
         try {
             return JsonMapper.get().writeValueAsString(new ErrorMessage(reasonPhrase, status, type,
                     request.getRequestURI()));

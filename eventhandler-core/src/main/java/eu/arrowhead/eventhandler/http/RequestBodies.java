@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -161,7 +162,7 @@ public final class RequestBodies {
     }
 
     private RequestException overBudget() {
-        return new RequestException(503, "UNAVAILABLE", "the Event Handler holds as many request bodies as its"
+        return new RequestException(503, ExceptionType.UNAVAILABLE, "the Event Handler holds as many request bodies as its"
                 + " heap allows (" + (budgetBytes >> 20) + " MiB); retry later");
     }
 
@@ -238,7 +239,7 @@ public final class RequestBodies {
 
         @Override
         public boolean onTimeout(Response timedOut) {
-            refuse(new RequestException(408, "INVALID_PARAMETER", "the request body did not arrive within "
+            refuse(new RequestException(408, ExceptionType.INVALID_PARAMETER, "the request body did not arrive within "
                     + timeout.toSeconds() + " s (server.body-timeout-seconds)"), null);
             // Grizzly's own handling would cancel the response without an answer; ours has answered.
             return false;

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import java.util.Iterator;
 import java.util.Locale;
 import org.glassfish.grizzly.http.server.Request;
@@ -140,7 +141,7 @@ public final class RequestSyntax {
         boolean hasBody = request.getContentLength() > 0 || request.getRequest().isChunked();
         if (hasBody && coding != null && !coding.isBlank() && !coding.trim().equalsIgnoreCase("identity")) {
             response.setHeader("Accept-Encoding", "identity");
-            throw new RequestException(415, "BAD_PAYLOAD", "the request body is encoded with '"
+            throw new RequestException(415, ExceptionType.BAD_PAYLOAD, "the request body is encoded with '"
                     + coding.trim().toLowerCase(Locale.ROOT) + "'; the Event Handler takes bodies uncompressed only");
         }
     }

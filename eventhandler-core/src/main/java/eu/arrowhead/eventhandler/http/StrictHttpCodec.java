@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import java.io.IOException;
@@ -139,7 +140,7 @@ public final class StrictHttpCodec extends HttpServerFilter {
         byte[] body;
         try {
             body = JsonMapper.get().writeValueAsBytes(new ErrorMessage(message, status,
-                    status >= 500 ? "GENERIC" : "INVALID_PARAMETER", origin == null || origin.isEmpty() ? null : origin));
+                    status >= 500 ? ExceptionType.GENERIC : ExceptionType.INVALID_PARAMETER, origin == null || origin.isEmpty() ? null : origin));
         } catch (JsonProcessingException impossible) {
             throw new IllegalStateException(impossible);
         }

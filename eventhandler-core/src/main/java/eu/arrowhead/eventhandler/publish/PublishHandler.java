@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.publish;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectReader;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
@@ -96,13 +97,13 @@ public final class PublishHandler extends HttpHandler {
             ErrorResponses.write(response, e.status(), e.exceptionType(), e.getMessage(), path, null);
             return;
         } catch (JsonProcessingException e) {
-            ErrorResponses.write(response, 400, "BAD_PAYLOAD", JsonMapper.describe(e), path, null);
+            ErrorResponses.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
             return;
         } catch (CharConversionException e) {
-            ErrorResponses.write(response, 400, "BAD_PAYLOAD", JsonMapper.describe(e), path, null);
+            ErrorResponses.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
             return;
         } catch (HubUnavailableException e) {
-            ErrorResponses.write(response, 503, "UNAVAILABLE", e.getMessage(), path, 1);
+            ErrorResponses.write(response, 503, ExceptionType.UNAVAILABLE, e.getMessage(), path, 1);
             return;
         } catch (RuntimeException e) {
             ErrorResponses.writeFault(response, path, e);
@@ -117,11 +118,11 @@ public final class PublishHandler extends HttpHandler {
     private byte[] handle(Request request, Response response, String path) throws IOException {
         if (request.getMethod() != Method.POST) {
             response.setHeader("Allow", "POST");
-            throw new RequestException(405, "INVALID_PARAMETER",
+            throw new RequestException(405, ExceptionType.INVALID_PARAMETER,
                     "this endpoint does not take that method; allowed: [POST]");
         }
         if (!isJson(request.getContentType())) {
-            throw new RequestException(415, "BAD_PAYLOAD",
+            throw new RequestException(415, ExceptionType.BAD_PAYLOAD,
                     "the body must be JSON: send Content-Type: application/json");
         }
         // A flood the event store cannot keep up with is refused before its body is parsed: parsing is what an

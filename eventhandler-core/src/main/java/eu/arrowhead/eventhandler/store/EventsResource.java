@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.store;
 
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.http.QueryParameters;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
@@ -62,7 +63,7 @@ public final class EventsResource {
         long afterId = number(query, "afterId", 0, 0, Long.MAX_VALUE);
         int limit = (int) number(query, "limit", maxLimit, 1, maxLimit);
         if (store == null) {
-            throw new RequestException(404, "DATA_NOT_FOUND", "there is no event log: store.mode is off");
+            throw new RequestException(404, ExceptionType.DATA_NOT_FOUND, "there is no event log: store.mode is off");
         }
         return store.query(topicKeys, from, to, afterId, limit);
     }

@@ -20,7 +20,7 @@ class StreamSupervisorTest {
      */
     @Test
     void aStreamThatFailsToOpenGivesItsPlaceAndHeapChargeBack() {
-        StreamSupervisor supervisor = new StreamSupervisor(new Hub(10, 10, 1 << 20, EventJournal.NONE),
+        StreamSupervisor supervisor = new StreamSupervisor(new Hub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE),
                 new SubscriberLimits(1, 10 * CHARGE, 1 << 20, 1 << 20), Duration.ofSeconds(15), Duration.ofSeconds(30),
                 (reason, dropped) -> { });
         for (int attempt = 0; attempt < 3; attempt++) {
