@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.delivery;
 
-import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.api.PageEnd;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.api.StreamOpening;

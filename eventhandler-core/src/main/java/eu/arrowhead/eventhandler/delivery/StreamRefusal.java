@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.delivery;
 
-import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.http;
 
-import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;

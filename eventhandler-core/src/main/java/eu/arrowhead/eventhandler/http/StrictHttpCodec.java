@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.http;
 
-import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import java.io.IOException;
 import java.util.Iterator;
 import org.glassfish.grizzly.Buffer;

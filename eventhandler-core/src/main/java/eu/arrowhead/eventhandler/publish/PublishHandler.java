@@ -1,9 +1,9 @@
 package eu.arrowhead.eventhandler.publish;
 
-import eu.arrowhead.eventhandler.api.ExceptionType;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectReader;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
+import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
