@@ -198,9 +198,9 @@ public final class EventHandlerServer implements AutoCloseable {
         metrics.observe(pushSubscriptions, pushSender);
 
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
-        PublisherWrites writes = new PublisherWrites(config.subscriberWriteMode(),
+        PublisherWrites publisher = new PublisherWrites(hub, config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
-        PublishHandler publishes = new PublishHandler(events -> writes.publish(() -> hub.publish(events)), journal,
+        PublishHandler publishes = new PublishHandler(publisher, journal,
                 validator, authorizer, config.maxBatchEvents(), config.storeSyncTimeout(),
                 metrics::publishHandled);
         ResourceConfig resources = new ResourceConfig()

@@ -1,12 +1,16 @@
 package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.config.EventHandlerConfig.WriteMode;
-import java.util.ArrayList;
+import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.Publication;
 import java.util.List;
-import java.util.function.Supplier;
 
 /**
- * The writes that a publish causes, done by the publishing thread itself once the hub's lock is released.
+ * A publish as the publishing thread runs it: through the hub, then the writes it causes, done by the
+ * publishing thread itself once the hub's lock is released (the {@link Publication} carries them from the
+ * subscribers' offers to here).
  *
  * <p>{@code queued} (the design): a subscriber whose queue was idle would otherwise have its drain handed
  * to a writer thread, one more wake-up between the publish and the socket. The publisher runs that drain
@@ -27,73 +31,29 @@ import java.util.function.Supplier;
  * publisher, and through the subscriber's monitor every other publisher to it.
  */
 public final class PublisherWrites {
-    private static final ThreadLocal<PublisherWrites.Batch> CURRENT = new ThreadLocal<>();
-
+    private final Hub hub;
     private final WriteMode mode;
     private final long writeTimeoutNanos;
 
-    public PublisherWrites(WriteMode mode, long writeTimeoutNanos) {
+    public PublisherWrites(Hub hub, WriteMode mode, long writeTimeoutNanos) {
+        this.hub = hub;
         this.mode = mode;
         this.writeTimeoutNanos = writeTimeoutNanos;
     }
 
-    /** Runs {@code publish}, then the writes to the subscribers it offered events to. */
-    public <T> T publish(Supplier<T> publish) {
-        Batch batch = new Batch(mode == WriteMode.PUBLISHER_THREAD);
-        CURRENT.set(batch);
-        try {
-            return publish.get();
-        } finally {
-            CURRENT.remove();
-            for (Runnable task : batch.tasks) {
-                task.run();
-            }
-            for (SubscriberQueue subscriber : batch.subscribers) {
-                if (batch.blocking) {
-                    subscriber.writeQueuedBlocking(writeTimeoutNanos);
-                } else {
-                    subscriber.drainOnThisThread();
-                }
-            }
-        }
-    }
-
     /**
-     * Runs {@code task} once the publish running on this thread has released the hub's lock, or at once
-     * outside a publish: for a subscriber's offer that must start work elsewhere (push delivery hands its
-     * queue to a sender thread), which would otherwise take an executor's lock and wake a thread while every
-     * other publisher waits for the hub.
+     * Publishes the events through the hub, then, on this thread and with the hub's lock released, does
+     * the work its subscribers' offers left: the writes to their sockets, push deliveries to start.
+     *
+     * @throws HubUnavailableException as {@link Hub#publish} does; the work already left is done anyway
      */
-    public static void afterHubLock(Runnable task) {
-        Batch batch = CURRENT.get();
-        if (batch == null) {
-            task.run();
-        } else {
-            batch.tasks.add(task);
-        }
-    }
-
-    /** The writes of the publish running on this thread, or {@code null} outside one. */
-    static Batch current() {
-        return CURRENT.get();
-    }
-
-    /** Subscribers whose writing the current publish has taken on. */
-    static final class Batch {
-        private final boolean blocking;
-        private final List<SubscriberQueue> subscribers = new ArrayList<>(4);
-        private final List<Runnable> tasks = new ArrayList<>(0);
-
-        private Batch(boolean blocking) {
-            this.blocking = blocking;
-        }
-
-        boolean blocking() {
-            return blocking;
-        }
-
-        void add(SubscriberQueue subscriber) {
-            subscribers.add(subscriber);
+    public Hub.Accepted publish(List<IncomingEvent> events) {
+        Publication publication = mode == WriteMode.PUBLISHER_THREAD
+                ? Publication.blockingWrites(writeTimeoutNanos) : Publication.queued();
+        try {
+            return hub.publish(events, publication);
+        } finally {
+            publication.runDeferred();
         }
     }
 }

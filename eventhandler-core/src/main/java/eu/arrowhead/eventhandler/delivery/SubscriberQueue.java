@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.delivery;
 
+import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Subscriber;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -62,6 +63,8 @@ public final class SubscriberQueue implements Subscriber {
     private final ClosedListener closedListener;
     private final StreamRefusal refusal;
     private final AtomicBoolean scheduled = new AtomicBoolean();
+    /** A drain left to the publishing thread (see {@link PublisherWrites}). */
+    private final Runnable drainOnPublisher = this::drain;
     private final AtomicBoolean closeRequested = new AtomicBoolean();
     private final CloseListener<Closeable, ICloseType> connectionClosed = (closeable, type) -> close(DisconnectReason.CLIENT_CLOSED);
     private final WriteHandler writePossible = new WriteHandler() {
@@ -125,7 +128,7 @@ public final class SubscriberQueue implements Subscriber {
     }
 
     @Override
-    public void offer(PublishedEvent event) {
+    public void offer(PublishedEvent event, Publication publication) {
         if (closeRequested.get() || pageOnly) {
             return;
         }
@@ -140,12 +143,12 @@ public final class SubscriberQueue implements Subscriber {
             }
             return;
         }
-        PublisherWrites.Batch publishing = PublisherWrites.current();
-        if (publishing != null && publishing.blocking()) {
-            publishing.add(this);
+        if (publication.blocking()) {
+            long timeoutNanos = publication.blockingWriteTimeoutNanos();
+            publication.afterHubLock(() -> writeQueuedBlocking(timeoutNanos));
             return;
         }
-        schedule();
+        schedule(publication);
     }
 
     /**
@@ -232,7 +235,7 @@ public final class SubscriberQueue implements Subscriber {
     /** Queues a heartbeat comment if nothing has been written for {@code idleNanos}. */
     void heartbeatIfIdle(PublishedEvent heartbeat, long nowNanos, long idleNanos) {
         if (nowNanos - lastWriteNanos >= idleNanos && queue.isEmpty()) {
-            offer(heartbeat);
+            offer(heartbeat, Publication.NONE);
         }
     }
 
@@ -263,28 +266,27 @@ public final class SubscriberQueue implements Subscriber {
     }
 
     private void schedule() {
+        schedule(Publication.NONE);
+    }
+
+    /** Schedules a drain: on the publishing thread after the hub's lock, or outside a publish on a writer. */
+    private void schedule(Publication publication) {
         if (started && scheduled.compareAndSet(false, true)) {
-            PublisherWrites.Batch publishing = PublisherWrites.current();
-            if (publishing == null) {
-                writers.execute(this::drain);
+            if (publication.defers()) {
+                publication.afterHubLock(drainOnPublisher);
             } else {
-                publishing.add(this);
+                writers.execute(this::drain);
             }
         }
     }
 
-    /** Runs a drain that {@link #schedule} left to the publishing thread; see {@link PublisherWrites}. */
-    void drainOnThisThread() {
-        drain();
-    }
-
     /**
-     * {@code subscriber.write-mode=publisher-thread}: writes what is queued on the calling thread, waiting
+     * {@code subscriber.write-mode=publisher-thread}: writes what is queued on the publishing thread, waiting
      * up to {@code timeoutNanos} for the socket to take each frame, and disconnects the subscriber
      * ({@code WRITE_TIMEOUT}) when it does not. A stream whose opening frames are not written yet is left
      * to its writer, which sends them first.
      */
-    void writeQueuedBlocking(long timeoutNanos) {
+    private void writeQueuedBlocking(long timeoutNanos) {
         boolean timedOut = false;
         synchronized (this) {
             if (closed) {

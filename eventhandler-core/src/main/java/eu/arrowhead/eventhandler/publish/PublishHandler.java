@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectReader;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.delivery.PublisherWrites;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
@@ -26,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.LongConsumer;
 import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.server.HttpHandler;
@@ -54,7 +54,7 @@ public final class PublishHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/publish";
     private static final String BATCH_PATH = PATH + "/batch";
 
-    private final Function<List<IncomingEvent>, Hub.Accepted> publish;
+    private final PublisherWrites publisher;
     private final EventJournal journal;
     private final EventValidator validator;
     private final Authorizer authorizer;
@@ -65,15 +65,15 @@ public final class PublishHandler extends HttpHandler {
     private final ObjectReader batchReader = JsonMapper.get().readerFor(EventPublishRequest[].class);
 
     /**
-     * @param publish       the hub's publish, together with the writes to subscribers it causes
+     * @param publisher     the hub's publish, together with the writes to subscribers it causes
      * @param journal       the hub's journal, asked before a body is parsed whether it can take an event at all
      * @param commitTimeout longest wait for the event store's commit (store.mode=sync)
      * @param handlingNanos told how long each accepted publish took to handle, in nanoseconds
      */
-    public PublishHandler(Function<List<IncomingEvent>, Hub.Accepted> publish, EventJournal journal,
+    public PublishHandler(PublisherWrites publisher, EventJournal journal,
                           EventValidator validator, Authorizer authorizer, int maxBatchEvents, Duration commitTimeout,
                           LongConsumer handlingNanos) {
-        this.publish = publish;
+        this.publisher = publisher;
         this.journal = journal;
         this.validator = validator;
         this.authorizer = authorizer;
@@ -191,7 +191,7 @@ public final class PublishHandler extends HttpHandler {
 
     /** Publishes and, with store.mode=sync, waits for the commit: the 200 then means "in the log". */
     private long accept(List<IncomingEvent> events) {
-        Hub.Accepted accepted = publish.apply(events);
+        Hub.Accepted accepted = publisher.publish(events);
         CompletableFuture<Void> committed = accepted.committed();
         if (!committed.isDone() || committed.isCompletedExceptionally()) {
             try {

@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.delivery.PublisherWrites;
+import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Subscriber;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -63,7 +63,7 @@ final class PushSubscriber implements Subscriber {
     }
 
     @Override
-    public void offer(PublishedEvent event) {
+    public void offer(PublishedEvent event, Publication publication) {
         Rules current = rules;
         long time = event.timeStampMillis();
         if (time < current.startMillis() || time > current.endMillis()) {
@@ -92,7 +92,8 @@ final class PushSubscriber implements Subscriber {
             sending = true;
         }
         if (start) {
-            PublisherWrites.afterHubLock(startSending);
+            // Waking a sender takes the executor's lock: not while every other publisher waits for the hub.
+            publication.afterHubLock(startSending);
         }
     }
 

@@ -68,11 +68,13 @@ public final class Hub {
     /**
      * Publishes the events, all or none, with consecutive ids.
      *
+     * @param publication collects what the subscribers' offers leave for after the lock; the caller runs it
+     *                    ({@link Publication#runDeferred}) once this returns or throws
      * @return the first id, and when the events are committed to the journal (at once unless it is durable)
      * @throws HubUnavailableException if the hub is closed, the events would create too many topics, or the
      *                                 journal cannot take them now
      */
-    public Accepted publish(List<IncomingEvent> events) {
+    public Accepted publish(List<IncomingEvent> events, Publication publication) {
         long now = System.nanoTime();
         lock.lock();
         try {
@@ -94,7 +96,7 @@ public final class Hub {
             journal.append(first, events, null);
             for (IncomingEvent event : events) {
                 TopicBroadcaster topic = topicFor(event.topicKey(), now);
-                topic.broadcast(PublishedEvent.encode(++lastId, event, topic), now);
+                topic.broadcast(PublishedEvent.encode(++lastId, event, topic), now, publication);
             }
             lastDelivered = lastId;
             keepWindowsWithinBudget();
@@ -104,7 +106,10 @@ public final class Hub {
         }
     }
 
-    /** Delivers events a durable journal has committed; it calls this in id order. */
+    /**
+     * Delivers events a durable journal has committed; it calls this in id order, on its own thread and
+     * not within a publish.
+     */
     private void deliverCommitted(long firstId, List<IncomingEvent> events) {
         long now = System.nanoTime();
         lock.lock();
@@ -112,7 +117,7 @@ public final class Hub {
             long id = firstId;
             for (IncomingEvent event : events) {
                 TopicBroadcaster topic = topicFor(event.topicKey(), now);
-                topic.broadcast(PublishedEvent.encode(id, event, topic), now);
+                topic.broadcast(PublishedEvent.encode(id, event, topic), now, Publication.NONE);
                 lastDelivered = id++;
             }
             keepWindowsWithinBudget();

@@ -9,6 +9,9 @@ public interface Subscriber {
     /**
      * Hands over an event that passed the filter. Called with the hub's lock held, in id order: it must
      * never block, and a subscriber that cannot keep up must drop itself rather than hold back the caller.
+     *
+     * @param publication the publish it comes from, to leave work for after the hub's lock; or
+     *                    {@link Publication#NONE}
      */
-    void offer(PublishedEvent event);
+    void offer(PublishedEvent event, Publication publication);
 }

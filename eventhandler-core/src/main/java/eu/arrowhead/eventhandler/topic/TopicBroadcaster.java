@@ -31,7 +31,7 @@ final class TopicBroadcaster {
         return window;
     }
 
-    void broadcast(PublishedEvent event, long nowNanos) {
+    void broadcast(PublishedEvent event, long nowNanos, Publication publication) {
         window.add(event);
         published.increment();
         lastActivityNanos = nowNanos;
@@ -39,7 +39,7 @@ final class TopicBroadcaster {
         for (int i = 0, n = subscribers.size(); i < n; i++) {
             Subscriber subscriber = subscribers.get(i);
             if (subscriber.filter().matches(event)) {
-                subscriber.offer(event);
+                subscriber.offer(event, publication);
             }
         }
     }

@@ -16,6 +16,7 @@ import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.Publication;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -81,6 +82,6 @@ class PushSubscriptionTest {
 
     private void publish(Hub hub, String payload, String source) {
         hub.publish(List.of(validator.validate(new EventPublishRequest("level", payload, null,
-                SystemRequest.named(source), null), Instant.now(), "")));
+                SystemRequest.named(source), null), Instant.now(), "")), Publication.NONE);
     }
 }

@@ -23,7 +23,7 @@ class WindowBudgetTest {
         }
 
         @Override
-        public void offer(PublishedEvent event) {
+        public void offer(PublishedEvent event, Publication publication) {
         }
     };
 
@@ -93,7 +93,7 @@ class WindowBudgetTest {
     private void publish(String eventType, int payloadBytes) {
         String json = "{\"id\":0,\"eventType\":\"" + eventType + "\",\"payload\":\"" + "x".repeat(payloadBytes) + "\"}";
         hub.publish(List.of(new IncomingEvent(eventType, eventType, null, Map.of(), 0,
-                json.getBytes(StandardCharsets.UTF_8))));
+                json.getBytes(StandardCharsets.UTF_8))), Publication.NONE);
     }
 
     private Replay resume(String topic, long afterId) {
