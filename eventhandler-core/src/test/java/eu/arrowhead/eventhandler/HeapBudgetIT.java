@@ -17,7 +17,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Issue 12, left undone at first: two parts of the heap grew with what clients sent, without a bound the heap
@@ -27,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * each up to a 64 KiB request) did at 180 (a 500 from then on). Now each part stays within its share of the heap
  * ({@code HeapBudget}), and the server answers throughout.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class HeapBudgetIT {
     private static final long MIB = 1 << 20;
     /** A sixteenth of a 64 MiB heap: what the replay windows, and the push subscriptions, may take. */
@@ -58,6 +62,7 @@ class HeapBudgetIT {
     }
 
     @Test
+    @Order(1)
     void theReplayWindowsOfManyTopicsHoldWithinTheirShareAndAResumeIsToldWhatWasCut() throws Exception {
         for (int i = 0; i < 2_000; i++) {
             publish("window-" + (i % 200));
@@ -76,6 +81,7 @@ class HeapBudgetIT {
     }
 
     @Test
+    @Order(2)
     void aPushSubscriberThatHangsLosesItsOldestEventsBeforeTheHeapRunsOut() throws Exception {
         // It takes connections (the kernel does, into the backlog) and never answers: each POST waits for
         // push.response-timeout-seconds while the events queue up.
@@ -94,7 +100,9 @@ class HeapBudgetIT {
         assertEquals("Got it!", client.get("/eventhandler/echo").body());
     }
 
+    /** Last: the subscriptions it leaves take the subscriptions' half of the push share. */
     @Test
+    @Order(3)
     void pushSubscriptionsWithLargeFiltersAreRefusedOnceTheirShareIsTaken() throws Exception {
         int accepted = 0;
         Reply refused = null;

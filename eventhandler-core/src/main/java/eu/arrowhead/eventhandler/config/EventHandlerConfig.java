@@ -130,6 +130,7 @@ public record EventHandlerConfig(
         v.requireAllRead();
         config.requireOnePublishFitsTheStoreBuffer();
         requireBodiesFitTheHeap(config);
+        config.requirePartsFitTheHeap();
         IneffectiveSettings.refuse(config, changedFromDefaults(raw));
         return config;
     }
@@ -162,6 +163,32 @@ public record EventHandlerConfig(
             throw new ConfigException("configuration key 'store.buffer-bytes' is " + storeBufferBytes
                     + ", less than publish.max-request-bytes (" + maxRequestBytes + "): the event store's buffer"
                     + " must hold the largest publish");
+        }
+    }
+
+    /**
+     * Each part's key may be set above its share of the heap, but not all of them: what they may take
+     * together must leave the server its own (HeapBudget).
+     */
+    private void requirePartsFitTheHeap() {
+        boolean store = storeMode != StoreMode.OFF;
+        Map<String, Long> parts = new LinkedHashMap<>();
+        parts.put("SSE streams (subscriber.max-count)", subscriberLimits.streamsHeapBytes());
+        parts.put("subscriber.total-queue-max-bytes", subscriberLimits.totalQueueMaxBytes());
+        parts.put("store.buffer-bytes", store ? storeBufferBytes : 0);
+        parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
+        parts.put("request bodies", heap.requestBodies());
+        parts.put("replay.total-max-bytes", replayTotalBytes);
+        parts.put("push.total-max-bytes", push.totalMaxBytes());
+        long total = parts.values().stream().mapToLong(Long::longValue).sum();
+        if (total > heap.allParts()) {
+            StringBuilder each = new StringBuilder();
+            parts.forEach((part, bytes) -> each.append(each.length() == 0 ? "" : ", ").append(part).append(' ')
+                    .append(bytes >> 20).append(" MiB"));
+            throw new ConfigException("the heap cannot hold what the settings allow: together " + (total >> 20)
+                    + " MiB (" + each + "), more than the " + (heap.allParts() >> 20) + " MiB (11/16 of the"
+                    + " maximum heap) they may take beside the server's own objects; lower the keys you raised,"
+                    + " or give the JVM more heap (-Xmx)");
         }
     }
 

@@ -3,7 +3,8 @@ package eu.arrowhead.eventhandler.config;
 /**
  * How the maximum heap is shared out among the parts that clients can make grow, in one place, so that
  * all of them at their limits at once still fit with the server's own objects. Each part's key derives
- * its bound from its share when it is 0; a part set larger than {@link #mostForOnePart()} stops the start.
+ * its bound from its share when it is 0; a part set larger than {@link #mostForOnePart()} stops the start,
+ * and so do parts set so large that together they take more than {@link #allParts()}.
  *
  * <table>
  * <caption>shares of {@code Runtime.maxMemory()} (a little under {@code -Xmx})</caption>
@@ -65,6 +66,11 @@ public record HeapBudget(long maxHeapBytes) {
     /** Push subscriptions and the events queued for them, by default. */
     public long push() {
         return parts(1);
+    }
+
+    /** What all parts together may take: all but the server's own 5/16. */
+    public long allParts() {
+        return parts(PARTS - 5);
     }
 
     /** The most a part may be set to: more than half the heap could not hold with everything else. */

@@ -125,11 +125,12 @@ public final class PublishHandler extends HttpHandler {
             throw new RequestException(415, ExceptionType.BAD_PAYLOAD,
                     "the body must be JSON: send Content-Type: application/json");
         }
+        Caller caller = Caller.of(request);
+        authorizer.requireIdentified(caller);
         // A flood the event store cannot keep up with is refused before its body is parsed: parsing is what an
         // overloaded server would spend its time on, for nothing.
         journal.requireRoom();
         long start = System.nanoTime();
-        Caller caller = Caller.of(request);
         byte[] answer = path.equals(PATH) ? publishOne(caller, read(request.getInputStream()))
                 : publishBatch(caller, read(request.getInputStream()));
         handlingNanos.accept(System.nanoTime() - start);

@@ -17,17 +17,20 @@ final class PushBody {
     private static final ObjectReader READER = JsonMapper.get().readerFor(Event.class);
     private static final ObjectWriter WRITER = JsonMapper.get().writerFor(PushedEvent.class);
 
-    private final int sizeBytes;
+    private final long sizeBytes;
     private PublishedEvent event;
     private byte[] json;
 
     PushBody(PublishedEvent event) {
         this.event = event;
-        this.sizeBytes = event.frame().length;
+        this.sizeBytes = event.heapBytes();
     }
 
-    /** The bytes it holds, the frame's or its JSON's: the JSON has the frame's fields less the id and source. */
-    int sizeBytes() {
+    /**
+     * The heap it holds: the published event (frame and metadata) until it is encoded, then its JSON, which
+     * has the frame's fields less the id and source.
+     */
+    long sizeBytes() {
         return sizeBytes;
     }
 

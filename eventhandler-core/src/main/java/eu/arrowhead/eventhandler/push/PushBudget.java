@@ -15,10 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Subscriptions: one more is refused (503) when it would take the subscriptions past their half.
  *
  * <p>Queues, the rule of the SSE subscribers' queues: a queued body is counted once per queue that holds it
- * (the bodies are shared, so this is an upper bound). Once all queues hold half of their half, a subscriber
- * whose queue would grow past its share of the other half (that half divided among the subscriptions)
- * loses its oldest events instead, counted as dropped. A subscriber that keeps up is not touched, and the
- * queues never hold more than their half.
+ * (the bodies are shared, so this is an upper bound), and so is the body being POSTed or waiting for its
+ * retry. Once all queues hold half of their half, a subscriber whose queue would grow past its share of the
+ * other half (that half divided among the subscriptions) loses its oldest events instead, counted as
+ * dropped. A subscriber that keeps up is not touched, unless one event alone is larger than its share
+ * while the queues are under pressure; and the queues never hold more than their half.
  */
 final class PushBudget {
     /** A subscription's objects besides its strings and collections: entry, subscriber, queue, rules, URI. */
@@ -29,6 +30,7 @@ final class PushBudget {
     private static final long QUEUED_EVENT_BYTES = 48;
 
     private final long subscriptionsMax;
+    private final long queuesMax;
     private final long queuesPressure;
     private final AtomicLong subscriptions = new AtomicLong();
     private final AtomicInteger subscriptionCount = new AtomicInteger();
@@ -36,6 +38,7 @@ final class PushBudget {
 
     PushBudget(long totalBytes) {
         this.subscriptionsMax = totalBytes / 2;
+        this.queuesMax = totalBytes / 2;
         this.queuesPressure = totalBytes / 4;
     }
 
@@ -86,18 +89,37 @@ final class PushBudget {
         subscriptionCount.decrementAndGet();
     }
 
+    /** Changes a subscription's charge, or returns false if growing it would take the subscriptions' half past. */
+    boolean tryResizeSubscription(long from, long to) {
+        if (subscriptions.addAndGet(to - from) > subscriptionsMax && to > from) {
+            subscriptions.addAndGet(from - to);
+            return false;
+        }
+        return true;
+    }
+
+    /** Changes a subscription's charge back to what it was, whatever the budget. */
+    void resizeSubscription(long from, long to) {
+        subscriptions.addAndGet(to - from);
+    }
+
     /** Whether the subscriptions hold more than their half (stored ones are loaded whatever their size). */
     boolean subscriptionsOverBudget() {
         return subscriptions.get() > subscriptionsMax;
     }
 
     /**
-     * Whether a queue holding {@code queueBytes} may take {@code cost} more. Offers come under the hub's
-     * lock; only a sender's poll (which lowers the total) can come in between reading and adding.
+     * Whether a queue holding {@code queueBytes} may take {@code cost} more. The share is divided among the
+     * subscriptions there are now, so a queue that filled while there were fewer may hold more than today's
+     * share; the queues' half caps them all the same. Offers come under the hub's lock; only a sender's
+     * release (which lowers the total) can come in between reading and adding.
      */
     boolean admits(long queueBytes, long cost) {
-        long after = queueBytes + cost;
-        return after <= queuesPressure / Math.max(1, subscriptionCount.get()) || queued.get() + cost <= queuesPressure;
+        long all = queued.get() + cost;
+        if (all <= queuesPressure) {
+            return true;
+        }
+        return queueBytes + cost <= queuesPressure / Math.max(1, subscriptionCount.get()) && all <= queuesMax;
     }
 
     void took(long cost) {

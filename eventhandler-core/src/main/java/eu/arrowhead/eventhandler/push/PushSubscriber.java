@@ -22,8 +22,13 @@ final class PushSubscriber implements Subscriber {
     private final int capacity;
     private final PushBudget budget;
     private final ArrayDeque<PushBody> queue = new ArrayDeque<>();
-    /** Guarded by this: what the queue is charged ({@link PushBudget#cost(PushBody)}). */
+    /** Guarded by this: what the queue and the body in flight are charged ({@link PushBudget#cost(PushBody)}). */
     private long queuedBytes;
+    /**
+     * Guarded by this: the body being POSTed or waiting for its retry. It stays charged until the sender
+     * asks for the next one, which it does once this one is delivered or given up.
+     */
+    private PushBody inFlight;
     private final Runnable startSending;
     private volatile Rules rules;
     /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
@@ -93,19 +98,24 @@ final class PushSubscriber implements Subscriber {
         }
         if (start) {
             // Waking a sender takes the executor's lock: not while every other publisher waits for the hub.
+            // (Outside a publish, as for sync mode's committed events, it happens at once, under the lock.)
             publication.afterHubLock(startSending);
         }
     }
 
-    /** The next body to send, or {@code null} when the queue is empty: then sending stops until an offer. */
+    /**
+     * The next body to send, or {@code null} when the queue is empty: then sending stops until an offer.
+     * The sender calls it once the previous body is delivered or given up, which gives that one's charge back.
+     */
     synchronized PushBody next() {
-        PushBody body = closed ? null : queue.poll();
-        if (body == null) {
-            sending = false;
-        } else {
-            release(body);
+        if (inFlight != null) {
+            release(inFlight);
         }
-        return body;
+        inFlight = closed ? null : queue.poll();
+        if (inFlight == null) {
+            sending = false;
+        }
+        return inFlight;
     }
 
     private void release(PushBody body) {
@@ -127,5 +137,9 @@ final class PushSubscriber implements Subscriber {
         closed = true;
         queue.forEach(this::release);
         queue.clear();
+        if (inFlight != null) {
+            release(inFlight);
+            inFlight = null;
+        }
     }
 }

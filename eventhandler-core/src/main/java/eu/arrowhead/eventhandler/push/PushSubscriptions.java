@@ -12,6 +12,7 @@ import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -98,7 +99,7 @@ public final class PushSubscriptions {
                     PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), budget,
                             rules(subscription, sources));
                     hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
-                    long cost = PushBudget.cost(request, stored.json().length());
+                    long cost = PushBudget.cost(request, stored.json().getBytes(StandardCharsets.UTF_8).length);
                     budget.chargeSubscription(cost);
                     put(new Entry(subscription, sources, cost, subscriber));
                 } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
@@ -135,14 +136,24 @@ public final class PushSubscriptions {
                         + config.maxSubscriptions() + " push subscriptions (push.max-subscriptions)");
             }
             PushSubscription subscription = PushSubscription.validate(request, lastId + 1, now, now);
-            long cost = reserve(subscription);
+            String json = json(subscription);
+            long cost = PushBudget.cost(subscription.request(), json.getBytes(StandardCharsets.UTF_8).length);
+            if (!budget.reserveSubscription(cost)) {
+                throw budgetFull();
+            }
             PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), budget,
                     rules(subscription, sources));
-            hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
             try {
-                save(subscription);
+                hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
+                try {
+                    save(subscription, json);
+                } catch (RuntimeException e) {
+                    hub.unsubscribe(Set.of(subscription.topicKey()), subscriber);
+                    throw e;
+                }
             } catch (RuntimeException e) {
-                hub.unsubscribe(Set.of(subscription.topicKey()), subscriber);
+                // Never a subscription: whatever was queued for it meanwhile, and its charge, go back.
+                subscriber.close();
                 budget.releaseSubscription(cost);
                 throw e;
             }
@@ -313,25 +324,25 @@ public final class PushSubscriptions {
     private SubscriptionResponse replace(Entry entry, PushSubscription changed, Set<String> sources) {
         PushSubscription old = entry.subscription;
         boolean moved = !old.topicKey().equals(changed.topicKey());
-        budget.releaseSubscription(entry.heapCost);
-        long cost;
-        try {
-            cost = reserve(changed);
-        } catch (HubUnavailableException e) {
-            budget.chargeSubscription(entry.heapCost);
-            throw e;
-        }
-        if (moved) {
-            hub.subscribe(Set.of(changed.topicKey()), entry.subscriber, OptionalLong.empty());
+        String json = json(changed);
+        long cost = PushBudget.cost(changed.request(), json.getBytes(StandardCharsets.UTF_8).length);
+        if (!budget.tryResizeSubscription(entry.heapCost, cost)) {
+            throw budgetFull();
         }
         try {
-            save(changed);
-        } catch (RuntimeException e) {
             if (moved) {
-                hub.unsubscribe(Set.of(changed.topicKey()), entry.subscriber);
+                hub.subscribe(Set.of(changed.topicKey()), entry.subscriber, OptionalLong.empty());
             }
-            budget.releaseSubscription(cost);
-            budget.chargeSubscription(entry.heapCost);
+            try {
+                save(changed, json);
+            } catch (RuntimeException e) {
+                if (moved) {
+                    hub.unsubscribe(Set.of(changed.topicKey()), entry.subscriber);
+                }
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            budget.resizeSubscription(cost, entry.heapCost);
             throw e;
         }
         entry.heapCost = cost;
@@ -360,24 +371,9 @@ public final class PushSubscriptions {
         byId.remove(subscription.id());
     }
 
-    /**
-     * Takes the subscription's heap from the budget.
-     *
-     * @return what it was charged
-     * @throws HubUnavailableException 503 if the push subscriptions' share of the heap has no room for it
-     */
-    private long reserve(PushSubscription subscription) {
-        long cost;
-        try {
-            cost = PushBudget.cost(subscription.request(), JsonMapper.get().writeValueAsBytes(subscription.request()).length);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a validated subscription cannot be encoded", e);
-        }
-        if (!budget.reserveSubscription(cost)) {
-            throw new HubUnavailableException("the push subscriptions hold their share of the heap (half of"
-                    + " push.total-max-bytes, " + config.totalMaxBytes() + " bytes); remove some or try again later");
-        }
-        return cost;
+    private HubUnavailableException budgetFull() {
+        return new HubUnavailableException("the push subscriptions hold their share of the heap (half of"
+                + " push.total-max-bytes, " + config.totalMaxBytes() + " bytes); remove some or try again later");
     }
 
     private void put(Entry entry) {
@@ -385,13 +381,20 @@ public final class PushSubscriptions {
         byId.put(entry.subscription.id(), entry);
     }
 
-    private void save(PushSubscription subscription) {
+    /** The request as the store keeps it; its size is also what the subscription is charged by. */
+    private static String json(PushSubscription subscription) {
+        try {
+            return JsonMapper.get().writeValueAsString(subscription.request());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a validated subscription cannot be encoded", e);
+        }
+    }
+
+    private void save(PushSubscription subscription, String json) {
         try {
             store.saveSubscription(new SubscriptionStore.StoredSubscription(subscription.id(),
                     subscription.topicKey(), subscription.subscriberKey(), subscription.createdAt().toEpochMilli(),
-                    subscription.updatedAt().toEpochMilli(), JsonMapper.get().writeValueAsString(subscription.request())));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a validated subscription cannot be encoded", e);
+                    subscription.updatedAt().toEpochMilli(), json));
         } catch (RuntimeException e) {
             throw unavailable(e);
         }

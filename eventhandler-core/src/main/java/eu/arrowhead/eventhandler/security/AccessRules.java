@@ -39,6 +39,11 @@ public final class AccessRules implements Authorizer {
     }
 
     @Override
+    public void requireIdentified(Caller caller) {
+        identity(caller);
+    }
+
+    @Override
     public void requirePublish(Caller caller, String sourceSystemName, String eventType) {
         String identity = identity(caller);
         if (sourceSystemName == null) {

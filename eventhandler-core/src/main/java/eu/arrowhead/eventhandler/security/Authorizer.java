@@ -19,6 +19,13 @@ public interface Authorizer {
     Authorizer INSECURE = new Authorizer() {
     };
 
+    /**
+     * A request only a known system may make, checked before anything else is done for it (in secure mode a
+     * caller without a client certificate gets 401 before the server spends work or says anything else).
+     */
+    default void requireIdentified(Caller caller) {
+    }
+
     /** {@code POST /eventhandler/publish}: the caller publishes an event of this type as {@code source}. */
     default void requirePublish(Caller caller, String sourceSystemName, String eventType) {
     }

@@ -44,6 +44,11 @@ public final class PublisherAuthorization implements Authorizer, AutoCloseable {
     }
 
     @Override
+    public void requireIdentified(Caller caller) {
+        requests.requireIdentified(caller);
+    }
+
+    @Override
     public void requirePublish(Caller caller, String sourceSystemName, String eventType) {
         requests.requirePublish(caller, sourceSystemName, eventType);
         if (sourceSystemName == null) {

@@ -174,8 +174,7 @@ public final class EventStore implements EventJournal, SubscriptionStore {
         lock.lock();
         try {
             if (durable && !up) {
-                throw new HubUnavailableException("the event store is unavailable (" + lastError
-                        + "); publish again later");
+                throw down();
             }
             if (!buffer.fits(count, bytes)) {
                 if (durable || up) {
@@ -206,12 +205,20 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     public void requireRoom() {
         lock.lock();
         try {
-            if (buffer.full() && (durable || up)) {
+            if (durable && !up) {
+                throw down();
+            }
+            if (up && buffer.full()) {
                 throw behind();
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Called under the lock: in sync mode with the database down, a publish cannot be committed. */
+    private HubUnavailableException down() {
+        return new HubUnavailableException("the event store is unavailable (" + lastError + "); publish again later");
     }
 
     /** Called under the lock: the database works but the writer has not caught up with what was accepted. */

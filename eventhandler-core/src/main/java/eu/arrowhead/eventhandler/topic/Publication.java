@@ -2,6 +2,8 @@ package eu.arrowhead.eventhandler.topic;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One publish on its way through the hub, collecting the work its subscribers' offers leave for after the
@@ -12,22 +14,27 @@ import java.util.List;
  * <p>Offers that come from no publish (events a durable journal has committed, heartbeats) get
  * {@link #NONE}, which defers nothing: the subscriber hands its work to its own threads instead.
  *
- * <p>Used by one thread: the publishing one.
+ * <p>Used by one thread: the publishing one; {@link #NONE} holds nothing and is shared.
  */
 public final class Publication {
-    /** Outside a publish: nothing can be deferred. */
-    public static final Publication NONE = new Publication(0);
+    private static final Logger LOG = LoggerFactory.getLogger(Publication.class);
 
+    /** Outside a publish: nothing can be deferred, and this instance holds nothing. */
+    public static final Publication NONE = new Publication(false, 0, null);
+
+    private final boolean blocking;
     private final long blockingWriteTimeoutNanos;
-    private final List<Runnable> deferred = new ArrayList<>(4);
+    private final List<Runnable> deferred;
 
-    private Publication(long blockingWriteTimeoutNanos) {
+    private Publication(boolean blocking, long blockingWriteTimeoutNanos, List<Runnable> deferred) {
+        this.blocking = blocking;
         this.blockingWriteTimeoutNanos = blockingWriteTimeoutNanos;
+        this.deferred = deferred;
     }
 
     /** A publish after which subscribers' sockets are written without blocking ({@code queued}, the design). */
     public static Publication queued() {
-        return new Publication(0);
+        return new Publication(false, 0, new ArrayList<>(4));
     }
 
     /**
@@ -35,12 +42,12 @@ public final class Publication {
      * {@code timeoutNanos} for each ({@code subscriber.write-mode=publisher-thread}, a benchmark ablation).
      */
     public static Publication blockingWrites(long timeoutNanos) {
-        return new Publication(timeoutNanos);
+        return new Publication(true, timeoutNanos, new ArrayList<>(4));
     }
 
     /** Whether the publishing thread writes subscribers' events itself, waiting for their sockets. */
     public boolean blocking() {
-        return blockingWriteTimeoutNanos > 0;
+        return blocking;
     }
 
     /** How long a blocking write waits for one socket to take a frame. */
@@ -50,7 +57,7 @@ public final class Publication {
 
     /** Whether work can be deferred to the publishing thread; false for {@link #NONE}. */
     public boolean defers() {
-        return this != NONE;
+        return deferred != null;
     }
 
     /**
@@ -65,10 +72,19 @@ public final class Publication {
         }
     }
 
-    /** Does what the offers left, in the order they left it. Called once the hub's lock is released. */
+    /**
+     * Does what the offers left, in the order they left it. Called once the hub's lock is released. One
+     * piece of work that fails does not keep the others from running: each is a different subscriber's
+     * drain or start, and one left undone would stall that subscriber. Nor does it fail the publish, whose
+     * events the hub has already accepted.
+     */
     public void runDeferred() {
         for (int i = 0, n = deferred.size(); i < n; i++) {
-            deferred.get(i).run();
+            try {
+                deferred.get(i).run();
+            } catch (RuntimeException e) {
+                LOG.error("work a publish left for after the hub's lock failed", e);
+            }
         }
         deferred.clear();
     }

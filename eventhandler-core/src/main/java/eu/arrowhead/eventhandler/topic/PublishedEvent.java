@@ -107,7 +107,7 @@ public final class PublishedEvent {
      * What the event holds on the heap: its frame, this object, and the metadata map parsed from the JSON
      * (whose strings repeat part of the frame), estimated on the safe side as the store's buffer does.
      */
-    long heapBytes() {
+    public long heapBytes() {
         return OVERHEAD_BYTES + frame.length + (long) METADATA_ENTRY_BYTES * metaData.size();
     }
 

@@ -1,0 +1,34 @@
+package eu.arrowhead.eventhandler.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The parts of the heap: each derived from its share, and all together leaving the server its own. */
+class HeapBudgetTest {
+    private static final HeapBudget HEAP = HeapBudget.ofThisJvm();
+
+    @Test
+    void byDefaultEachPartTakesItsShare() {
+        EventHandlerConfig config = ConfigLoader.withOverrides(Map.of());
+        assertEquals(HEAP.replayWindows(), config.replayTotalBytes());
+        assertEquals(HEAP.push(), config.push().totalMaxBytes());
+        assertEquals(HEAP.storeBuffer(), config.storeBufferBytes());
+        assertEquals(HEAP.maxHeapBytes() / 16 * 11, HEAP.allParts());
+    }
+
+    @Test
+    void aPartMayTakeMoreThanItsShareOnlyWhereAnotherLeavesItRoom() {
+        String twoShares = Long.toString(2 * HEAP.replayWindows());
+        assertEquals(2 * HEAP.replayWindows(), ConfigLoader.withOverrides(Map.of("replay.total-max-bytes", twoShares,
+                "store.mode", "off")).replayTotalBytes(), "without a store, its buffer's and cache's shares are free");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.withOverrides(
+                Map.of("replay.total-max-bytes", twoShares)));
+        assertTrue(e.getMessage().contains("the heap cannot hold what the settings allow"), e.getMessage());
+        assertTrue(e.getMessage().contains("replay.total-max-bytes " + (2 * HEAP.replayWindows() >> 20) + " MiB"),
+                e.getMessage());
+    }
+}
