@@ -290,6 +290,8 @@ public final class EventHandlerServer implements AutoCloseable {
         if (store != null) {
             long every = config.storeRetentionCheck().toSeconds();
             retention.scheduleWithFixedDelay(guarded(store::enforceRetention), 0, every, TimeUnit.SECONDS);
+            long compact = EventStore.COMPACT_EVERY.toSeconds();
+            retention.scheduleWithFixedDelay(guarded(store::compactStorage), compact, compact, TimeUnit.SECONDS);
         }
         // Advertised only once it listens, on the port it really listens on.
         Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),

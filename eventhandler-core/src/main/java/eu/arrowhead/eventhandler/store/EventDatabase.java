@@ -11,6 +11,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.h2.engine.SessionLocal;
+import org.h2.jdbc.JdbcConnection;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.boot.MetadataSources;
@@ -32,6 +34,9 @@ final class EventDatabase implements AutoCloseable {
     private static final int JDBC_BATCH = 100;
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
+
+    /** The longest one compaction of H2's file may hold its store (and so a commit) up. */
+    private static final int COMPACT_MILLIS = 50;
 
     private final HikariDataSource dataSource;
     private final SessionFactory sessions;
@@ -299,6 +304,25 @@ final class EventDatabase implements AutoCloseable {
             return connection.isValid((int) Math.max(1, dataSource.getValidationTimeout() / 1000));
         } catch (SQLException e) {
             return false;
+        }
+    }
+
+    /**
+     * Rewrites H2's store file so that it keeps few chunks; does nothing on MySQL/MariaDB. With
+     * {@code WRITE_DELAY 0} every commit writes a chunk of its own, and H2 keeps an object per chunk on the
+     * heap (about 250 bytes with its map entry and bit set) until housekeeping rewrites it, which its
+     * background thread did and no longer does: without this, a server that commits 100 times a second
+     * gains some 90 MB of heap a day (the hour-long soak, docs/reliability.md). Measured with a loop of
+     * 30 000 small commits: 30 009 chunks without it, about 400 with it every 1 000 commits.
+     */
+    void compactEmbeddedStore() {
+        try (Connection connection = dataSource.getConnection()) {
+            if (connection.isWrapperFor(JdbcConnection.class)) {
+                JdbcConnection h2 = connection.unwrap(JdbcConnection.class);
+                ((SessionLocal) h2.getSession()).getDatabase().getStore().getMvStore().compactFile(COMPACT_MILLIS);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot reach the database to compact it: " + e.getMessage(), e);
         }
     }
 
