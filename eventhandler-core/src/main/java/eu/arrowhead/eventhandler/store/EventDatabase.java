@@ -13,6 +13,7 @@ import java.util.Locale;
 import java.util.Map;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
+import org.hibernate.StatelessSession;
 import org.hibernate.boot.MetadataSources;
 import org.hibernate.boot.registry.StandardServiceRegistry;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
@@ -23,13 +24,14 @@ import org.hibernate.query.SelectionQuery;
  * The log's tables, through Hibernate ORM over a HikariCP pool: every statement the store runs, each in its
  * own transaction. Blocking; thread-safe.
  *
- * <p>Performance: ids are assigned by the hub, so Hibernate batches the inserts of a transaction into JDBC
- * batches ({@value #JDBC_BATCH} rows a round trip), and MySQL Connector/J rewrites each batch into one
- * multi-row INSERT ({@code rewriteBatchedStatements}). Reads are plain queries on the primary key or the
- * {@code (topic_key, id)} index.
+ * <p>Performance: the writer's transaction runs in a {@link StatelessSession}, so no persistence context holds
+ * the events and nothing is flushed or dirty-checked; its statements are the entity persisters' own, built
+ * once at boot, so no query is parsed or translated per transaction. Ids are assigned by the hub, so the
+ * inserts of a transaction go as one JDBC batch, which MySQL Connector/J rewrites into multi-row INSERTs
+ * ({@code rewriteBatchedStatements}). Reads are plain queries on the primary key or the {@code (topic_key, id)}
+ * index.
  */
 final class EventDatabase implements AutoCloseable {
-    private static final int JDBC_BATCH = 100;
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
 
@@ -107,7 +109,6 @@ final class EventDatabase implements AutoCloseable {
         // The dialect is given, so Hibernate need not ask the database at boot: a faster start.
         settings.put(AvailableSettings.ALLOW_METADATA_ON_BOOT, false);
         settings.put(AvailableSettings.HBM2DDL_AUTO, "none");
-        settings.put(AvailableSettings.STATEMENT_BATCH_SIZE, JDBC_BATCH);
         settings.put(AvailableSettings.CONNECTION_PROVIDER_DISABLES_AUTOCOMMIT, true);
         settings.put(AvailableSettings.XML_MAPPING_ENABLED, false);
         settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, false);
@@ -152,33 +153,30 @@ final class EventDatabase implements AutoCloseable {
 
     /** Sets named state values and saves missing ranges, in one transaction. */
     void setState(Map<String, Long> values, List<MissingRanges.Range> missing) {
-        sessions.inTransaction(session -> {
-            values.forEach((name, value) -> updateState(session, name, value));
+        sessions.inStatelessTransaction(session -> {
+            values.forEach((name, value) -> session.update(new StateRecord(name, value)));
             saveRanges(session, missing);
         });
     }
 
-    /** Inserts the events, records the last id and saves missing ranges, all in one transaction. */
+    /** Inserts the events (one JDBC batch), records the last id and saves missing ranges, in one transaction. */
     void write(List<EventRecord> records, long lastId, List<MissingRanges.Range> missing) {
-        sessions.inTransaction(session -> {
-            records.forEach(session::persist);
-            session.flush();
-            updateState(session, StateRecord.LAST_ID, lastId);
+        sessions.inStatelessTransaction(session -> {
+            session.insertMultiple(records);
+            session.update(new StateRecord(StateRecord.LAST_ID, lastId));
             saveRanges(session, missing);
         });
     }
 
-    private static void updateState(Session session, String name, long value) {
-        session.createMutationQuery("update StateRecord s set s.value = :value where s.name = :name")
-                .setParameter("value", value).setParameter("name", name).executeUpdate();
-    }
-
-    /** A merged range replaces the saved ranges it covers, which all start within it. */
-    private static void saveRanges(Session session, List<MissingRanges.Range> ranges) {
+    /**
+     * A merged range replaces the saved ranges it covers, which all start within it. Only after an outage or
+     * a crash: the query this runs is not worth keeping prepared.
+     */
+    private static void saveRanges(StatelessSession session, List<MissingRanges.Range> ranges) {
         for (MissingRanges.Range range : ranges) {
             session.createMutationQuery("delete from MissingRangeRecord r where r.firstId between :first and :last")
                     .setParameter("first", range.first()).setParameter("last", range.last()).executeUpdate();
-            session.persist(new MissingRangeRecord(range));
+            session.insert(new MissingRangeRecord(range));
         }
     }
 

@@ -55,10 +55,13 @@ public final class EventStore implements EventJournal, SubscriptionStore {
     private static final long WRITER_STOP_SECONDS = 5;
     /**
      * In async mode the writer lets events gather this long before a transaction that would not be full:
-     * nobody waits for it, and a sequential publisher at a few thousand events a second then costs a few
-     * hundred transactions a second instead of one per event, which leaves the CPU to delivery.
+     * nobody waits for it, and what a crash can lose is bounded by {@code store.buffer-events}, not by time.
+     * Most of a transaction's cost does not depend on its size (H2 writes a new chunk of every B-tree page
+     * the commit touched, and the last id is updated once), so a sequential publisher at a few thousand
+     * events a second costs at most 50 commits a second instead of hundreds (2 ms before issue 13: the
+     * writer's CPU per event in docs/performance.md).
      */
-    private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+    private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** Refusals for backpressure come in bursts: the log says so at most this often. */
     private static final long BEHIND_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
