@@ -3,9 +3,11 @@ package eu.arrowhead.eventhandler.store;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -31,7 +33,7 @@ import org.hibernate.query.SelectionQuery;
  * ({@code rewriteBatchedStatements}). Reads are plain queries on the primary key or the {@code (topic_key, id)}
  * index.
  */
-final class EventDatabase implements AutoCloseable {
+final class EventDatabase implements BatchSink, AutoCloseable {
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
 
@@ -160,7 +162,16 @@ final class EventDatabase implements AutoCloseable {
     }
 
     /** Inserts the events (one JDBC batch), records the last id and saves missing ranges, in one transaction. */
-    void write(List<EventRecord> records, long lastId, List<MissingRanges.Range> missing) {
+    @Override
+    public void write(List<WriteBuffer.Entry> batch, List<MissingRanges.Range> missing) {
+        List<EventRecord> records = new ArrayList<>();
+        for (WriteBuffer.Entry entry : batch) {
+            long id = entry.firstId();
+            for (IncomingEvent event : entry.events()) {
+                records.add(EventRecord.of(id++, event));
+            }
+        }
+        long lastId = batch.get(batch.size() - 1).lastId();
         sessions.inStatelessTransaction(session -> {
             session.insertMultiple(records);
             session.update(new StateRecord(StateRecord.LAST_ID, lastId));
@@ -291,13 +302,22 @@ final class EventDatabase implements AutoCloseable {
                 "delete from SubscriptionRecord s where s.id = :id").setParameter("id", id).executeUpdate());
     }
 
-    /** Whether the database answers now. */
-    boolean reachable() {
+    @Override
+    public boolean reachable() {
         try (Connection connection = dataSource.getConnection()) {
             return connection.isValid((int) Math.max(1, dataSource.getValidationTimeout() / 1000));
         } catch (SQLException e) {
             return false;
         }
+    }
+
+    /** Why a database call failed, in a line: its root cause. */
+    static String describe(RuntimeException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     @Override
