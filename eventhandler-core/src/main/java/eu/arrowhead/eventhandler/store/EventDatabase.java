@@ -3,9 +3,11 @@ package eu.arrowhead.eventhandler.store;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +17,7 @@ import org.h2.engine.SessionLocal;
 import org.h2.jdbc.JdbcConnection;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
+import org.hibernate.StatelessSession;
 import org.hibernate.boot.MetadataSources;
 import org.hibernate.boot.registry.StandardServiceRegistry;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
@@ -25,13 +28,14 @@ import org.hibernate.query.SelectionQuery;
  * The log's tables, through Hibernate ORM over a HikariCP pool: every statement the store runs, each in its
  * own transaction. Blocking; thread-safe.
  *
- * <p>Performance: ids are assigned by the hub, so Hibernate batches the inserts of a transaction into JDBC
- * batches ({@value #JDBC_BATCH} rows a round trip), and MySQL Connector/J rewrites each batch into one
- * multi-row INSERT ({@code rewriteBatchedStatements}). Reads are plain queries on the primary key or the
- * {@code (topic_key, id)} index.
+ * <p>Performance: the writer's transaction runs in a {@link StatelessSession}, so no persistence context holds
+ * the events and nothing is flushed or dirty-checked; its statements are the entity persisters' own, built
+ * once at boot, so no query is parsed or translated per transaction. Ids are assigned by the hub, so the
+ * inserts of a transaction go as one JDBC batch, which MySQL Connector/J rewrites into multi-row INSERTs
+ * ({@code rewriteBatchedStatements}). Reads are plain queries on the primary key or the {@code (topic_key, id)}
+ * index.
  */
-final class EventDatabase implements AutoCloseable {
-    private static final int JDBC_BATCH = 100;
+final class EventDatabase implements BatchSink, AutoCloseable {
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
 
@@ -112,7 +116,6 @@ final class EventDatabase implements AutoCloseable {
         // The dialect is given, so Hibernate need not ask the database at boot: a faster start.
         settings.put(AvailableSettings.ALLOW_METADATA_ON_BOOT, false);
         settings.put(AvailableSettings.HBM2DDL_AUTO, "none");
-        settings.put(AvailableSettings.STATEMENT_BATCH_SIZE, JDBC_BATCH);
         settings.put(AvailableSettings.CONNECTION_PROVIDER_DISABLES_AUTOCOMMIT, true);
         settings.put(AvailableSettings.XML_MAPPING_ENABLED, false);
         settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, false);
@@ -157,33 +160,39 @@ final class EventDatabase implements AutoCloseable {
 
     /** Sets named state values and saves missing ranges, in one transaction. */
     void setState(Map<String, Long> values, List<MissingRanges.Range> missing) {
-        sessions.inTransaction(session -> {
-            values.forEach((name, value) -> updateState(session, name, value));
+        sessions.inStatelessTransaction(session -> {
+            values.forEach((name, value) -> session.update(new StateRecord(name, value)));
             saveRanges(session, missing);
         });
     }
 
-    /** Inserts the events, records the last id and saves missing ranges, all in one transaction. */
-    void write(List<EventRecord> records, long lastId, List<MissingRanges.Range> missing) {
-        sessions.inTransaction(session -> {
-            records.forEach(session::persist);
-            session.flush();
-            updateState(session, StateRecord.LAST_ID, lastId);
+    /** Inserts the events (one JDBC batch), records the last id and saves missing ranges, in one transaction. */
+    @Override
+    public void write(List<WriteBuffer.Entry> batch, List<MissingRanges.Range> missing) {
+        List<EventRecord> records = new ArrayList<>();
+        for (WriteBuffer.Entry entry : batch) {
+            long id = entry.firstId();
+            for (IncomingEvent event : entry.events()) {
+                records.add(EventRecord.of(id++, event));
+            }
+        }
+        long lastId = batch.get(batch.size() - 1).lastId();
+        sessions.inStatelessTransaction(session -> {
+            session.insertMultiple(records);
+            session.update(new StateRecord(StateRecord.LAST_ID, lastId));
             saveRanges(session, missing);
         });
     }
 
-    private static void updateState(Session session, String name, long value) {
-        session.createMutationQuery("update StateRecord s set s.value = :value where s.name = :name")
-                .setParameter("value", value).setParameter("name", name).executeUpdate();
-    }
-
-    /** A merged range replaces the saved ranges it covers, which all start within it. */
-    private static void saveRanges(Session session, List<MissingRanges.Range> ranges) {
+    /**
+     * A merged range replaces the saved ranges it covers, which all start within it. Only after an outage or
+     * a crash: the query this runs is not worth keeping prepared.
+     */
+    private static void saveRanges(StatelessSession session, List<MissingRanges.Range> ranges) {
         for (MissingRanges.Range range : ranges) {
             session.createMutationQuery("delete from MissingRangeRecord r where r.firstId between :first and :last")
                     .setParameter("first", range.first()).setParameter("last", range.last()).executeUpdate();
-            session.persist(new MissingRangeRecord(range));
+            session.insert(new MissingRangeRecord(range));
         }
     }
 
@@ -298,8 +307,8 @@ final class EventDatabase implements AutoCloseable {
                 "delete from SubscriptionRecord s where s.id = :id").setParameter("id", id).executeUpdate());
     }
 
-    /** Whether the database answers now. */
-    boolean reachable() {
+    @Override
+    public boolean reachable() {
         try (Connection connection = dataSource.getConnection()) {
             return connection.isValid((int) Math.max(1, dataSource.getValidationTimeout() / 1000));
         } catch (SQLException e) {
@@ -324,6 +333,15 @@ final class EventDatabase implements AutoCloseable {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reach the database to compact it: " + e.getMessage(), e);
         }
+    }
+
+    /** Why a database call failed, in a line: its root cause. */
+    static String describe(RuntimeException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getClass().getSimpleName() + ": " + root.getMessage();
     }
 
     @Override

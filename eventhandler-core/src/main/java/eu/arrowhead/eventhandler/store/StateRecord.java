@@ -26,6 +26,11 @@ class StateRecord {
     protected StateRecord() {
     }
 
+    StateRecord(String name, long value) {
+        this.name = name;
+        this.value = value;
+    }
+
     String name() {
         return name;
     }

@@ -1,0 +1,19 @@
+package eu.arrowhead.eventhandler.store;
+
+import java.util.List;
+
+/** Where the {@link JournalWriter} commits its batches: the event database. */
+interface BatchSink {
+
+    /**
+     * Writes the events of a batch, records its last id and saves the missing ranges, in one transaction.
+     *
+     * @param batch   consecutive entries, in id order
+     * @param missing the ranges to save with the events (see {@link MissingRanges#unsaved})
+     * @throws RuntimeException if the transaction failed
+     */
+    void write(List<WriteBuffer.Entry> batch, List<MissingRanges.Range> missing);
+
+    /** Whether the database answers now; asked while writes fail, to know when to try again. */
+    boolean reachable();
+}

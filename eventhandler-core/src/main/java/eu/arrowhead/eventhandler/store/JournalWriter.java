@@ -1,0 +1,467 @@
+package eu.arrowhead.eventhandler.store;
+
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The event store's writer: the events accepted and not yet committed ({@link WriteBuffer}), the thread that
+ * commits them in batches to a {@link BatchSink}, and whether the database takes them (up or down).
+ *
+ * <p>How an event travels: the hub appends it under its own lock (a non-blocking add to the bounded buffer,
+ * in id order); the writer thread takes whatever has accumulated, up to {@code store.batch-events}, and
+ * writes it in one transaction. In sync mode the publishes waiting on that transaction share it (group
+ * commit): under load one commit confirms many publishes, so the rate is bounded by the database's
+ * transactions per second times the batch, not by the commit latency.
+ *
+ * <p>Backpressure: when the buffer is full ({@code store.buffer-events} or {@code store.buffer-bytes}) and the
+ * database works, the writer is behind, and a publish is refused (503) before it gets ids, in both modes: an
+ * acknowledged event is never dropped from a healthy log, and what a crash can lose stays within the buffer.
+ *
+ * <p>When the database fails, live delivery is not affected: in async mode the buffer keeps the newest events
+ * and the writer retries with backoff; once it is full the oldest are dropped from the log and their ids
+ * recorded in {@link MissingRanges}. In sync mode the waiting publishes fail at once with 503 and new ones are
+ * refused until the database answers again.
+ *
+ * <p>Events leave the buffer only after their commit, so a read that takes {@link #unwritten} first and the
+ * database second sees every event exactly once. Thread-safe.
+ */
+final class JournalWriter {
+    private static final Logger LOG = LoggerFactory.getLogger(JournalWriter.class);
+    private static final long FIRST_BACKOFF_MILLIS = 100;
+    private static final long MAX_BACKOFF_MILLIS = 5_000;
+    private static final long STOP_SECONDS = 5;
+    /**
+     * In async mode the writer lets events gather this long before a transaction that would not be full:
+     * nobody waits for it, and what a crash can lose is bounded by {@code store.buffer-events}, not by time.
+     * Most of a transaction's cost does not depend on its size (H2 writes a new chunk of every B-tree page
+     * the commit touched, and the last id is updated once), so a sequential publisher at a few thousand
+     * events a second costs at most 50 commits a second instead of hundreds (2 ms before issue 13: the
+     * writer's CPU per event in docs/performance.md).
+     */
+    private static final long LINGER_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** Refusals for backpressure come in bursts: the log says so at most this often. */
+    private static final long BEHIND_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final BatchSink sink;
+    private final EventHandlerConfig.StoreMode mode;
+    private final boolean durable;
+    private final int batchEvents;
+    private final MissingRanges missing;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition work = lock.newCondition();
+    private final Condition drained = lock.newCondition();
+    /** Guarded by {@link #lock}, as are the fields up to {@link #behindLogged}. */
+    private final WriteBuffer buffer;
+    private long appendedUpTo;
+    private long committedUpTo;
+    private boolean stopping;
+    /** Set by {@link #stop}: the writer gives up on a database that still fails. */
+    private boolean closing;
+    /** Whether the writer waits for events. */
+    private boolean writerIdle;
+    /** Whether events have been dropped since the last successful write. */
+    private boolean overflowing;
+    /** When a refusal for backpressure was last logged at WARN. */
+    private long behindLoggedNanos;
+    private boolean behindLogged;
+    private volatile boolean up = true;
+    private volatile String lastError;
+    private volatile Instant downSince;
+    private final LongAdder written = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private final LongAdder failedTransactions = new LongAdder();
+    private final Thread thread;
+
+    /**
+     * @param lastId  the last id of the sequence before the first append: what is committed so far
+     * @param missing the log's holes: the writer adds the ranges it drops and saves them with its next batch
+     */
+    JournalWriter(BatchSink sink, EventHandlerConfig.StoreMode mode, int batchEvents, WriteBuffer buffer, long lastId,
+                  MissingRanges missing) {
+        this.sink = sink;
+        this.mode = mode;
+        this.durable = mode == EventHandlerConfig.StoreMode.SYNC;
+        this.batchEvents = batchEvents;
+        this.buffer = buffer;
+        this.appendedUpTo = lastId;
+        this.committedUpTo = lastId;
+        this.missing = missing;
+        this.thread = new Thread(this::writeLoop, "eh-store-writer");
+        thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** See {@link EventJournal#append}: called under the hub's lock, never blocks. */
+    CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
+        int count = events.size();
+        long bytes = WriteBuffer.bytesOf(events);
+        lock.lock();
+        try {
+            if (durable && !up) {
+                throw down();
+            }
+            if (!buffer.fits(count, bytes)) {
+                if (durable || up) {
+                    throw behind();
+                }
+                makeRoom(count, bytes);
+            }
+            appendedUpTo = firstId + count - 1;
+            CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
+            buffer.add(new WriteBuffer.Entry(firstId, events, bytes, afterCommit, committed));
+            // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
+            // otherwise be woken for nothing once per publish.
+            if (writerIdle || buffer.events() >= batchEvents) {
+                writerIdle = false;
+                work.signal();
+            }
+            return durable ? committed : EventJournal.COMMITTED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * {@link #append}'s refusals, made before the events exist (before their body is even parsed), and
+     * counted like them. In async mode with the database down append drops the oldest events instead, so
+     * nothing is refused here then.
+     */
+    void requireRoom() {
+        lock.lock();
+        try {
+            if (durable && !up) {
+                throw down();
+            }
+            if (up && buffer.full()) {
+                throw behind();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Called under the lock: in sync mode with the database down, a publish cannot be committed. */
+    private HubUnavailableException down() {
+        return new HubUnavailableException("the event store is unavailable (" + lastError + "); publish again later");
+    }
+
+    /** Called under the lock: the database works but the writer has not caught up with what was accepted. */
+    private HubUnavailableException behind() {
+        refused.increment();
+        long now = System.nanoTime();
+        if (!behindLogged || now - behindLoggedNanos > BEHIND_LOG_NANOS) {
+            behindLogged = true;
+            behindLoggedNanos = now;
+            LOG.warn("the event store's writer is behind ({} events, {} bytes wait to be written): publishes get"
+                    + " 503 until it catches up ({} refused so far)", buffer.events(), buffer.bytes(), refused.sum());
+        }
+        return new HubUnavailableException("the event store's writer is behind: " + buffer.events()
+                + " events wait to be written (store.buffer-events, store.buffer-bytes); publish again shortly");
+    }
+
+    /**
+     * Called under the lock while the database is down: drops the oldest events until the publish fits. While
+     * it is down the writer holds no batch (it only probes), so every buffered event can be dropped, and an
+     * empty buffer takes any publish.
+     */
+    private void makeRoom(int count, long bytes) {
+        WriteBuffer.Entry oldest;
+        while (!buffer.fits(count, bytes) && (oldest = buffer.dropOldest()) != null) {
+            if (!overflowing) {
+                overflowing = true;
+                LOG.warn("the database is down and the event store's buffer is full: dropping the oldest unwritten"
+                        + " events from the log (their ids are recorded, and resumes across them are told); live"
+                        + " delivery goes on");
+            }
+            dropped.add(oldest.events().size());
+            missing.add(oldest.firstId(), oldest.lastId());
+        }
+    }
+
+    /**
+     * Writes what has accumulated, batch after batch. While the database is down it only probes, with
+     * backoff, and takes no batch: events being written cannot be dropped, so a batch held through an outage
+     * would make the newest events the ones dropped, rather than the oldest.
+     */
+    private void writeLoop() {
+        long backoff = 0;
+        while (true) {
+            List<WriteBuffer.Entry> batch = List.of();
+            try {
+                lock.lockInterruptibly();
+            } catch (InterruptedException e) {
+                return;
+            }
+            try {
+                while (!buffer.hasPending()) {
+                    if (stopping) {
+                        return;
+                    }
+                    if (!up) {
+                        break;
+                    }
+                    writerIdle = true;
+                    work.await();
+                    writerIdle = false;
+                }
+                if (up) {
+                    if (!durable) {
+                        linger();
+                    }
+                    batch = buffer.take(batchEvents);
+                }
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                lock.unlock();
+            }
+            boolean ok = batch.isEmpty() ? probe() : write(batch);
+            if (ok) {
+                backoff = 0;
+                continue;
+            }
+            backoff = backoff == 0 ? FIRST_BACKOFF_MILLIS : Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+            try {
+                lock.lockInterruptibly();
+                try {
+                    if (closing) {
+                        return;
+                    }
+                    work.await(backoff, TimeUnit.MILLISECONDS);
+                } finally {
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Called under the lock with events pending. */
+    private void linger() throws InterruptedException {
+        long left = LINGER_NANOS;
+        while (buffer.events() < batchEvents && !stopping && left > 0) {
+            left = work.awaitNanos(left);
+        }
+    }
+
+    private boolean probe() {
+        if (!sink.reachable()) {
+            return false;
+        }
+        markUp();
+        return true;
+    }
+
+    private boolean write(List<WriteBuffer.Entry> batch) {
+        long lastId = batch.get(batch.size() - 1).lastId();
+        int count = 0;
+        for (WriteBuffer.Entry entry : batch) {
+            count += entry.events().size();
+        }
+        // Taken after the batch: a range dropped meanwhile lies beyond it and is saved with this commit or the next.
+        List<MissingRanges.Range> ranges = missing.unsaved();
+        try {
+            sink.write(batch, ranges);
+        } catch (RuntimeException e) {
+            failed(e);
+            return false;
+        }
+        missing.saved(ranges);
+        lock.lock();
+        try {
+            buffer.committed();
+            committedUpTo = lastId;
+            overflowing = false;
+            if (buffer.events() == 0) {
+                drained.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+        markUp();
+        written.add(count);
+        for (WriteBuffer.Entry entry : batch) {
+            if (entry.afterCommit() != null) {
+                try {
+                    entry.afterCommit().run();
+                } catch (RuntimeException e) {
+                    LOG.error("delivering committed events {} to {} failed", entry.firstId(), entry.lastId(), e);
+                }
+            }
+            if (entry.committed() != null) {
+                entry.committed().complete(null);
+            }
+        }
+        return true;
+    }
+
+    private void failed(RuntimeException e) {
+        failedTransactions.increment();
+        String reason = EventDatabase.describe(e);
+        List<WriteBuffer.Entry> refusedEntries = List.of();
+        int buffered;
+        lock.lock();
+        try {
+            if (durable) {
+                // Nobody has seen these events: their publishers get 503 and may publish them again.
+                refusedEntries = buffer.clear();
+                drained.signalAll();
+            } else {
+                buffer.requeue();
+            }
+            buffered = buffer.events();
+        } finally {
+            lock.unlock();
+        }
+        lastError = reason;
+        if (up) {
+            up = false;
+            downSince = Instant.now();
+            LOG.warn("the event store cannot write: {}; live delivery goes on, {} events wait to be written, retrying",
+                    reason, buffered);
+        } else {
+            LOG.debug("the event store still cannot write: {}", reason);
+        }
+        HubUnavailableException cause = new HubUnavailableException("the event store cannot write (" + reason
+                + "); the event was not published");
+        refusedEntries.forEach(entry -> entry.committed().completeExceptionally(cause));
+    }
+
+    private void markUp() {
+        if (!up) {
+            Instant since = downSince;
+            up = true;
+            downSince = null;
+            LOG.info("the event store is writing again after {} s down", since == null ? 0
+                    : Duration.between(since, Instant.now()).toSeconds());
+        }
+    }
+
+    /**
+     * While the writer finds the database down, a read that needs the database (not only the buffer) would
+     * wait for {@code store.timeout-seconds} and fail: it is refused at once.
+     *
+     * @throws HubUnavailableException if ({@code afterId}, {@code upToId}] holds committed events the
+     *                                 database must be read for while it is down
+     */
+    void requireReadable(long afterId, long upToId) {
+        if (up) {
+            return;
+        }
+        lock.lock();
+        try {
+            if (Math.max(afterId, missing.deletedUpTo()) >= Math.min(upToId, committedUpTo)) {
+                return;
+            }
+        } finally {
+            lock.unlock();
+        }
+        throw new HubUnavailableException("the event store cannot be read now (" + lastError
+                + "); resume again later");
+    }
+
+    /**
+     * What a read of ids ({@code afterId}, {@code upToId}] must take from outside the database, all at one
+     * moment: an event is buffered, committed or in a missing range, never two.
+     *
+     * @param buffered      the buffered events of the topics in the span, in id order
+     * @param gaps          the holes in the span (see {@link MissingRanges#within})
+     * @param committedUpTo the database holds the events up to this id
+     */
+    record Unwritten(List<PublishedEvent> buffered, List<ReplayGap> gaps, long committedUpTo) {
+    }
+
+    Unwritten unwritten(long afterId, long upToId, Set<String> topicKeys) {
+        List<PublishedEvent> buffered = new ArrayList<>();
+        lock.lock();
+        try {
+            buffer.collect(afterId, upToId, topicKeys, buffered);
+            return new Unwritten(buffered, missing.within(afterId, upToId), committedUpTo);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    EventStore.Status status() {
+        lock.lock();
+        try {
+            Instant since = downSince;
+            return new EventStore.Status(mode.name().toLowerCase(), up ? "UP" : "DOWN", buffer.events(),
+                    buffer.bytes(), committedUpTo, missing.deletedUpTo(), missing.count(), written.sum(),
+                    dropped.sum(), refused.sum(), failedTransactions.sum(), up ? null : lastError,
+                    since == null ? null : since.toString());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until everything appended is written, or the deadline passes; no more appends may come (the
+     * hub is closed). The writer then stops.
+     *
+     * @return whether everything was written
+     */
+    boolean drain(Duration timeout) throws InterruptedException {
+        long left = timeout.toNanos();
+        lock.lock();
+        try {
+            stopping = true;
+            work.signalAll();
+            while (buffer.events() > 0 && left > 0) {
+                left = drained.awaitNanos(left);
+            }
+            return buffer.events() == 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops the writer: it finishes the transaction it is in, if any, and gives up on a database that
+     * fails. Interrupted only if it is stuck, since an interrupt during H2's file I/O breaks its file channel.
+     *
+     * @return the last id appended, if every event appended was written; empty if some were not
+     */
+    OptionalLong stop() throws InterruptedException {
+        boolean clean;
+        long lastId;
+        lock.lock();
+        try {
+            stopping = true;
+            closing = true;
+            work.signalAll();
+            clean = buffer.events() == 0 && up;
+            lastId = appendedUpTo;
+        } finally {
+            lock.unlock();
+        }
+        thread.join(TimeUnit.SECONDS.toMillis(STOP_SECONDS));
+        if (thread.isAlive()) {
+            thread.interrupt();
+            thread.join(TimeUnit.SECONDS.toMillis(STOP_SECONDS));
+        }
+        return clean ? OptionalLong.of(lastId) : OptionalLong.empty();
+    }
+}

@@ -1,0 +1,253 @@
+package eu.arrowhead.eventhandler.store;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.config.EventHandlerConfig.StoreMode;
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The writer's states without HTTP or a database: up, behind a working database (buffer full), down (async:
+ * the oldest dropped with their ids recorded; sync: publishes refused), and shutdown. The database is a
+ * stand-in whose transactions the test lets succeed, fail or wait.
+ */
+class JournalWriterTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String TOPIC = "writer-test";
+    private static final long LARGE = 1L << 30;
+
+    private final ScriptedDatabase database = new ScriptedDatabase();
+    private final MissingRanges missing = new MissingRanges(0, List.of());
+    private JournalWriter writer;
+
+    @AfterEach
+    void stopTheWriter() throws InterruptedException {
+        database.release();
+        if (writer != null) {
+            writer.stop();
+        }
+    }
+
+    private JournalWriter start(StoreMode mode, int bufferEvents) {
+        writer = new JournalWriter(database, mode, 1000, new WriteBuffer(bufferEvents, LARGE), 0, missing);
+        writer.start();
+        return writer;
+    }
+
+    @Test
+    void eventsStayReadableFromTheBufferUntilTheirCommitThenComeFromTheDatabase() throws Exception {
+        database.hold();
+        start(StoreMode.ASYNC, 100);
+        writer.append(1, events(2), null);
+        writer.append(3, events(1), null);
+        database.awaitTransaction();
+
+        JournalWriter.Unwritten during = writer.unwritten(0, 10, Set.of(TOPIC));
+        assertEquals(List.of(1L, 2L, 3L), during.buffered().stream().map(PublishedEvent::id).toList());
+        assertEquals(0, during.committedUpTo());
+        assertEquals(3, writer.status().bufferedEvents());
+
+        database.release();
+        assertTrue(writer.drain(WAIT));
+        assertEquals(List.of(1L, 2L, 3L), database.committedIds());
+        JournalWriter.Unwritten after = writer.unwritten(0, 10, Set.of(TOPIC));
+        assertEquals(List.of(), after.buffered());
+        assertEquals(3, after.committedUpTo());
+        EventStore.Status status = writer.status();
+        assertEquals("UP", status.status());
+        assertEquals(3, status.writtenEvents());
+        assertEquals(3, status.lastLoggedId());
+    }
+
+    @Test
+    void inSyncModeThePublishesThatArriveDuringACommitShareTheNextOneAndAreDeliveredInOrder() throws Exception {
+        database.hold();
+        start(StoreMode.SYNC, 100);
+        List<Long> delivered = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> first = writer.append(1, events(1), () -> delivered.add(1L));
+        database.awaitTransaction();
+        CompletableFuture<Void> second = writer.append(2, events(1), () -> delivered.add(2L));
+        CompletableFuture<Void> third = writer.append(3, events(1), () -> delivered.add(3L));
+        assertFalse(first.isDone());
+
+        database.release();
+        CompletableFuture.allOf(first, second, third).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(List.of(List.of(1L), List.of(2L, 3L)), database.transactions());
+        assertEquals(List.of(1L, 2L, 3L), delivered);
+    }
+
+    @Test
+    void aFullBufferBehindAWorkingDatabaseRefusesAppendsAndDropsNothing() throws Exception {
+        database.hold();
+        start(StoreMode.ASYNC, 4);
+        writer.append(1, events(2), null);
+        database.awaitTransaction();
+        writer.append(3, events(2), null);
+
+        assertThrows(HubUnavailableException.class, () -> writer.append(5, events(1), null));
+        assertEquals(1, writer.status().refusedPublishes());
+        assertEquals(4, writer.status().bufferedEvents());
+
+        database.release();
+        assertTrue(writer.drain(WAIT));
+        assertEquals(List.of(1L, 2L, 3L, 4L), database.committedIds());
+        assertEquals(0, writer.status().droppedEvents());
+        assertEquals(0, missing.count());
+    }
+
+    @Test
+    void whileTheDatabaseIsDownTheOldestEventsAreDroppedAndTheirIdsSavedExactlyOnceItIsBack() throws Exception {
+        database.down = true;
+        start(StoreMode.ASYNC, 4);
+        writer.append(1, events(2), null);
+        Await.until("the writer finds the database down", WAIT, () -> !writer.status().isUp());
+        writer.append(3, events(2), null);
+        writer.append(5, events(1), null);
+        writer.append(6, events(2), null);
+
+        assertEquals(4, writer.status().droppedEvents());
+        JournalWriter.Unwritten unwritten = writer.unwritten(0, 10, Set.of(TOPIC));
+        assertEquals(List.of(new ReplayGap(0, 4)), unwritten.gaps());
+        assertEquals(List.of(5L, 6L, 7L), unwritten.buffered().stream().map(PublishedEvent::id).toList());
+
+        database.down = false;
+        Await.until("the writer catches up", WAIT, () -> writer.status().lastLoggedId() == 7);
+        assertEquals(List.of(5L, 6L, 7L), database.committedIds());
+        assertEquals(List.of(new MissingRanges.Range(1, 4)), database.savedRanges);
+        assertEquals(List.of(), missing.unsaved());
+        assertTrue(writer.status().isUp());
+    }
+
+    @Test
+    void inSyncModeAPublishFailsWhileTheDatabaseIsDownAndPublishesAreTakenAgainOnceItAnswers() throws Exception {
+        database.down = true;
+        start(StoreMode.SYNC, 100);
+        List<Long> delivered = new CopyOnWriteArrayList<>();
+        CompletableFuture<Void> failed = writer.append(1, events(1), () -> delivered.add(1L));
+
+        ExecutionException refusal = assertThrows(ExecutionException.class,
+                () -> failed.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+        assertInstanceOf(HubUnavailableException.class, refusal.getCause());
+        assertThrows(HubUnavailableException.class, () -> writer.append(2, events(1), () -> delivered.add(2L)));
+
+        database.down = false;
+        Await.until("the writer finds the database back", WAIT, () -> writer.status().isUp());
+        writer.append(3, events(1), () -> delivered.add(3L)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        assertEquals(List.of(3L), database.committedIds());
+        assertEquals(List.of(3L), delivered);
+    }
+
+    @Test
+    void aStopAfterEverythingIsWrittenReportsTheLastIdForACleanStop() throws Exception {
+        start(StoreMode.ASYNC, 100);
+        writer.append(1, events(3), null);
+        assertTrue(writer.drain(WAIT));
+        assertEquals(OptionalLong.of(3), writer.stop());
+    }
+
+    @Test
+    void aStopWhileTheDatabaseIsDownGivesUpAndReportsEventsUnwritten() throws Exception {
+        database.down = true;
+        start(StoreMode.ASYNC, 100);
+        writer.append(1, events(3), null);
+        Await.until("the writer finds the database down", WAIT, () -> !writer.status().isUp());
+
+        assertEquals(OptionalLong.empty(), writer.stop());
+        assertEquals(List.of(), database.committedIds());
+        assertEquals(3, writer.status().bufferedEvents());
+    }
+
+    private static List<IncomingEvent> events(int count) {
+        List<IncomingEvent> events = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            String json = "{\"id\":0,\"eventType\":\"" + TOPIC + "\",\"payload\":\"" + i + "\"}";
+            events.add(new IncomingEvent(TOPIC, TOPIC, null, Map.of(), 0, json.getBytes(StandardCharsets.UTF_8)));
+        }
+        return events;
+    }
+
+    /** A database whose transactions succeed, fail while it is down, or wait at their start while held. */
+    private static final class ScriptedDatabase implements BatchSink {
+        private final BlockingQueue<List<Long>> transactions = new LinkedBlockingQueue<>();
+        private final Semaphore started = new Semaphore(0);
+        private final List<MissingRanges.Range> savedRanges = new CopyOnWriteArrayList<>();
+        private volatile CountDownLatch held;
+        private volatile boolean down;
+
+        /** Transactions from now on wait until {@link #release}. */
+        void hold() {
+            held = new CountDownLatch(1);
+        }
+
+        void release() {
+            CountDownLatch latch = held;
+            held = null;
+            if (latch != null) {
+                latch.countDown();
+            }
+        }
+
+        void awaitTransaction() throws InterruptedException {
+            assertTrue(started.tryAcquire(WAIT.toSeconds(), TimeUnit.SECONDS), "the writer began no transaction");
+        }
+
+        /** The ids of each committed transaction, in commit order. */
+        List<List<Long>> transactions() {
+            return List.copyOf(transactions);
+        }
+
+        List<Long> committedIds() {
+            return transactions.stream().flatMap(List::stream).toList();
+        }
+
+        @Override
+        public void write(List<WriteBuffer.Entry> batch, List<MissingRanges.Range> missing) {
+            started.release();
+            CountDownLatch latch = held;
+            try {
+                if (latch != null && !latch.await(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the test never released the transaction");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            if (down) {
+                throw new IllegalStateException("the database is down");
+            }
+            savedRanges.addAll(missing);
+            transactions.add(batch.stream()
+                    .flatMap(entry -> LongStream.rangeClosed(entry.firstId(), entry.lastId()).boxed()).toList());
+        }
+
+        @Override
+        public boolean reachable() {
+            return !down;
+        }
+    }
+}
