@@ -80,7 +80,7 @@ public final class Bench {
             result.failures().forEach(failure -> failures.add(label + ": " + failure));
         }
         if (runs.size() > 1) {
-            List<ResultTable> medians = ResultTable.medians(runs);
+            List<ResultTable> medians = scenario.medians(runs);
             medians.forEach(table -> System.out.println(table.render()));
             write(options, scenario.label() + "-median", Instant.now(), medians);
         }

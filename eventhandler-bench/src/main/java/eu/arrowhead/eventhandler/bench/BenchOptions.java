@@ -23,7 +23,8 @@ import java.util.Set;
  * @param warmUp    {@code --warm-up-seconds}: unmeasured publishing on each new server before its rows
  * @param runs      {@code --runs}: how often each scenario runs; above 1 a table of medians follows
  * @param store     the store scenario's own options, defaults filled in
- * @param overrides every other {@code --key=value}: configuration of the in-process server
+ * @param overrides every other {@code --key=value}: configuration of the in-process server (cpu: of its
+ *                  server processes)
  */
 record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI target, OptionalLong pid,
                     Path out, int seconds, Duration warmUp, int runs, StoreOptions store,
@@ -33,6 +34,7 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
             usage: bench <SCENARIO[,SCENARIO...]|all|smoke> [--events=N] [--runs=N] [--warm-up-seconds=N]
                          [--seconds=N] [--target=http://host:port [--pid=N]] [--out=DIR] [--key=value ...]
                    bench store [--events=N] [--seconds=N] [--mysql-url=URL] [--mysql-user=USER] [--out=DIR]
+                   bench cpu [--events=N] [--runs=N] [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
                    bench reliability <flood|streams|bodies|crash|soak|all> [options]: the reliability suite
                          against the server as a process ('bench reliability' alone lists its options)
             scenarios (latency from before the publish call to the subscriber's parse, one clock; the peers
@@ -59,17 +61,24 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                      MariaDB) a server of its own: A's latency with N (2000) events, the rate of 8
                      publishers for --seconds, how long the log then takes to catch up, and whether it
                      holds every accepted event
+              cpu    the server process's CPU time (utime + stime in /proc/PID/stat: collections, JIT and the
+                     event log's writer included) per event and per delivery, beside Mosquitto's and NATS's
+                     processes in the same run: A (1 subscriber) and B (6) with N (30000) events, F (200
+                     subscribers) with N/10; ours as a process of its own, once on the packed defaults (store
+                     async on H2) and once with store.mode=off, each after a --warm-up-seconds (20) warm-up;
+                     then issue 13's targets, met or missed
             options:
               --events     the count N above
               --runs       run each scenario N times (default 1); above 1, a table of the medians follows
-              --warm-up-seconds  unmeasured publishing on each new server before its rows (default 10)
-              --target     measure a running server instead of starting one in this JVM (not D, not store)
+              --warm-up-seconds  unmeasured publishing on each new server before its rows (default 10; cpu 20)
+              --target     measure a running server instead of starting one in this JVM (not D, store, cpu)
               --pid        with --target: the server's process id, to read its CPU time, threads and RSS
               --mysql-url  store: the database of the MariaDB rows, whose event log tables are dropped before
                            each row (default jdbc:mysql://127.0.0.1:3306/test); unreachable, the rows are skipped
               --mysql-user store: that database's user (default root), with an empty password
               --out        directory for the JSON, CSV and PNG results
               --key=value  any other: configuration of the in-process server, as in config/eventhandler.properties
+                           (cpu: of its server processes)
             exit: 0 all delivered, 1 events lost, duplicated, out of order or missing from the log, 2 the run failed""";
     static final int DEFAULT_SECONDS = 10;
     static final int DEFAULT_WARM_UP_SECONDS = 10;
@@ -79,6 +88,11 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
     private static final String SMOKE = "smoke";
     private static final Map<Scenario, Integer> SMOKE_COUNTS = Map.of(Scenario.A, 1000, Scenario.S, 1500);
     private static final int SMOKE_WARM_UP_SECONDS = 5;
+    /**
+     * cpu's servers are processes of their own whose CPU time is the measure: they start cold, and the JIT's
+     * compilations in a row, on 2 cores shared with the clients, would be charged to its events.
+     */
+    private static final int CPU_WARM_UP_SECONDS = 20;
 
     /**
      * The store scenario's own options.
@@ -124,7 +138,8 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
             counts.put(scenario, events != null ? (int) CommandLine.positive("events", events)
                     : smoke ? SMOKE_COUNTS.get(scenario) : scenario.defaultCount());
         }
-        int defaultWarmUp = smoke ? SMOKE_WARM_UP_SECONDS : DEFAULT_WARM_UP_SECONDS;
+        int defaultWarmUp = smoke ? SMOKE_WARM_UP_SECONDS
+                : scenarios.contains(Scenario.CPU) ? CPU_WARM_UP_SECONDS : DEFAULT_WARM_UP_SECONDS;
         return new BenchOptions(scenarios, counts,
                 target == null ? null : targetUri(target),
                 pid == null ? OptionalLong.empty() : OptionalLong.of(CommandLine.positive("pid", pid)),
@@ -167,9 +182,10 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                 case D -> Set.of(WorkerPoolScenario.ROW_SETTING);
                 case S -> SlowSubscriberScenario.ROW_SETTINGS;
                 case T -> Set.of(ThroughputScenario.ROW_SETTING);
+                case CPU -> CpuScenario.ROW_SETTINGS;
                 default -> Set.of();
             };
-            if (target != null && (scenario == Scenario.STORE || scenario == Scenario.D)) {
+            if (target != null && (scenario == Scenario.STORE || scenario == Scenario.D || scenario == Scenario.CPU)) {
                 throw new IllegalArgumentException("scenario " + scenario.label() + " starts a server of its own"
                         + " for each row; --target does not go with it");
             }

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.bench;
 
+import java.net.URI;
 import java.time.Duration;
 
 /**
@@ -14,15 +15,16 @@ final class JitWarmUp {
     private JitWarmUp() {
     }
 
-    static void run(Target target, Duration length) {
+    /** Publishes to the server at {@code base} for {@code length}, in rounds of {@value #EVENTS_PER_ROUND} events. */
+    static void run(URI base, Duration length) {
         if (length.isZero()) {
             return;
         }
-        System.err.println("bench: warming up the JIT for " + length.toSeconds() + " s against " + target.baseUri()
+        System.err.println("bench: warming up the JIT for " + length.toSeconds() + " s against " + base
                 + " (not measured)");
         Deadline warm = Deadline.in(length, "the warm-up");
         PublishLoop loop = new PublishLoop(PublishLoop.Shape.of("warm-up", 1, 2, EVENTS_PER_ROUND),
-                target.baseUri(), new RawHttpEnds(false), () -> ResourceSnapshot.UNKNOWN);
+                base, new RawHttpEnds(false), () -> ResourceSnapshot.UNKNOWN);
         do {
             loop.run();
         } while (!warm.passed());

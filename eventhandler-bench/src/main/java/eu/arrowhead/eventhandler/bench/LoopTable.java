@@ -8,7 +8,8 @@ import java.util.List;
 final class LoopTable {
     static final List<String> COLUMNS = List.of("row", "publishers", "subscribers", "events", "deliveries",
             "delivered", "lost", "duplicated", "out-of-order", "wrong-id", "mean ms", "p50 ms", "p90 ms", "p99 ms",
-            "p99.9 ms", "max ms", "publish/s", "server CPU ms", "server RSS MiB", "server threads", "wall s");
+            "p99.9 ms", "max ms", "publish/s", "server CPU ms", "server CPU us/event", "server CPU us/delivery",
+            "server RSS MiB", "server threads", "wall s");
 
     private LoopTable() {
     }
@@ -30,11 +31,13 @@ final class LoopTable {
         DeliveryLog.Outcome outcome = loop.outcome();
         PublishLoop.Shape shape = loop.shape();
         List<Object> row = new ArrayList<>(Arrays.asList(loop.label(), shape.publishers(), shape.subscribers(),
-                shape.publishers() * shape.eventsPerPublisher(), outcome.events(), outcome.delivered(),
+                loop.events(), outcome.events(), outcome.delivered(),
                 outcome.lost(), outcome.duplicated(), outcome.outOfOrder(), outcome.wrongId()));
         row.addAll(LatencyStats.of(outcome.latencyNanos()).cells());
         row.add(loop.publishRate());
         row.add(loop.after().cpuMillisSince(loop.before()));
+        row.add(loop.cpuMicrosPerEvent());
+        row.add(loop.cpuMicrosPerDelivery());
         row.add(ResourceSnapshot.mebibytes(loop.after().rssBytes()));
         row.add(loop.after().brokerThreads());
         row.add(ResultTable.seconds(loop.wallNanos()));

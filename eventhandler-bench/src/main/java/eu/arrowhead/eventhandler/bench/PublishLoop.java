@@ -159,9 +159,24 @@ final class PublishLoop {
             return shape.label();
         }
 
+        /** Measured events published, all publishers together. */
+        long events() {
+            return (long) shape.publishers() * shape.eventsPerPublisher();
+        }
+
         /** Measured events published per second, all publishers together. */
         BigDecimal publishRate() {
-            return ResultTable.perSecond((long) shape.publishers() * shape.eventsPerPublisher(), publishNanos);
+            return ResultTable.perSecond(events(), publishNanos);
+        }
+
+        /** The broker's CPU time over the measured events, per event published; null where unknown. */
+        BigDecimal cpuMicrosPerEvent() {
+            return after.cpuMicrosPerSince(before, events());
+        }
+
+        /** The same per delivery: per event and subscriber. */
+        BigDecimal cpuMicrosPerDelivery() {
+            return after.cpuMicrosPerSince(before, outcome.events());
         }
     }
 

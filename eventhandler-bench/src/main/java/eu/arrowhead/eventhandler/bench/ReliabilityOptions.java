@@ -69,8 +69,6 @@ record ReliabilityOptions(List<ReliabilityMode> modes, Integer seconds, Integer 
     static final int DEFAULT_KILLS = 5;
     static final int DEFAULT_MINUTES = 60;
     private static final String ALL = "all";
-    private static final String SERVER_JAR_PROPERTY = "eventhandler.jar";
-    private static final Path DEFAULT_SERVER_JAR = Path.of("eventhandler-core", "target", "eventhandler.jar");
     /** What crash sets itself, row by row. */
     private static final Set<String> CRASH_SETTINGS = Set.of("store.mode", "store.url", "store.user",
             "store.password");
@@ -114,12 +112,11 @@ record ReliabilityOptions(List<ReliabilityMode> modes, Integer seconds, Integer 
         if (modes.contains(ReliabilityMode.CRASH) && !crashOwn.isEmpty()) {
             throw new IllegalArgumentException("crash sets " + crashOwn + " itself, row by row");
         }
-        String jar = System.getProperty(SERVER_JAR_PROPERTY);
         return new ReliabilityOptions(modes, seconds, count,
                 workerThreads == null ? DEFAULT_WORKER_THREADS : workerThreads,
                 kills == null ? DEFAULT_KILLS : kills, rate, minutes == null ? DEFAULT_MINUTES : minutes, heap,
                 mysqlUrl, mysqlUser == null ? DEFAULT_MYSQL_USER : mysqlUser,
-                jar == null ? DEFAULT_SERVER_JAR : Path.of(jar), out == null ? defaultOut : Path.of(out),
+                ServerJvm.jar(), out == null ? defaultOut : Path.of(out),
                 settings);
     }
 

@@ -16,6 +16,8 @@ import java.util.regex.Pattern;
  * A server already running, given by its address. Its threads, memory and CPU time are seen through
  * {@code /proc} only when its process id is given; then its heap too, after a full collection that
  * {@code jcmd PID GC.run} asks for, as the in-process target does, read with {@code jcmd PID GC.heap_info}.
+ * The CPU time that collection and jcmd's attach cost the server is left out of the CPU time between two
+ * snapshots.
  */
 record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
     /** A generation's line in GC.heap_info: "def new generation   total 19648K, used 337K [...". */
@@ -28,9 +30,13 @@ record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
         if (pid.isEmpty()) {
             return ResourceSnapshot.UNKNOWN;
         }
-        Long heap = heapAfterGc();
-        ProcStatus status = ProcStatus.read(Long.toString(pid.getAsLong()));
-        return new ResourceSnapshot(status.threads(), null, status.rssBytes(), heap, status.cpuNanos());
+        String pidText = Long.toString(pid.getAsLong());
+        // CPU time before and after the collection asked for, which no event made the server do.
+        long cpuBeforeGc = ProcStatus.read(pidText).cpuNanos();
+        Long heap = heapAfterGc(pidText);
+        ProcStatus status = ProcStatus.read(pidText);
+        return new ResourceSnapshot(status.threads(), null, status.rssBytes(), heap, cpuBeforeGc,
+                status.cpuNanos());
     }
 
     /**
@@ -38,9 +44,8 @@ record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
      * rather than of the server's {@code /metrics}, so that a server too busy or too short of heap to answer
      * HTTP is measured too.
      */
-    private Long heapAfterGc() {
-        String pidText = Long.toString(pid.getAsLong());
-        String heapInfo = jcmd(pidText, "GC.run") == null ? null : jcmd(pidText, "GC.heap_info");
+    private static Long heapAfterGc(String pid) {
+        String heapInfo = jcmd(pid, "GC.run") == null ? null : jcmd(pid, "GC.heap_info");
         return heapInfo == null ? null : heapUsed(heapInfo);
     }
 

@@ -17,14 +17,16 @@ enum Scenario {
     T("T", 0, ThroughputScenario::run),
     M("M", 10_000, onOneServer(MemoryScenario::run)),
     S("S", 4000, SlowSubscriberScenario::run),
-    STORE("store", 2000, StoreScenario::run);
+    STORE("store", 2000, StoreScenario::run),
+    CPU("cpu", 30_000, CpuScenario::run);
 
     /**
      * What {@code all} runs, in this order: every scenario but the store's, which has its own command, and
      * M, whose 10 000 subscribers and an in-process server's 10 000 sockets for them need more file
      * descriptors than one process usually may hold: it runs with the server as a process of its own
      * ({@code scripts/bench process M}). P is in: its rows take about 25 s after the warm-up, and it is the
-     * suite's only check that push subscribers get every event once and in order.
+     * suite's only check that push subscribers get every event once and in order. Nor cpu, which starts
+     * server processes of its own and has its own command too.
      */
     static final List<Scenario> ALL = List.of(A, B, C, D, F, P, T, S);
 
@@ -56,6 +58,11 @@ enum Scenario {
         return runner.run(options, count);
     }
 
+    /** The tables of several runs as one: the medians of each cell (for cpu, with its targets judged anew). */
+    List<ResultTable> medians(List<List<ResultTable>> runs) {
+        return this == CPU ? CpuScenario.medians(runs) : ResultTable.medians(runs);
+    }
+
     /**
      * The server a scenario measures: the {@code --target}, or one started in this JVM with the command
      * line's configuration and then {@code settings}, warmed up for {@code --warm-up-seconds}.
@@ -72,7 +79,7 @@ enum Scenario {
         System.err.println("bench: server " + target.baseUri() + (options.target() == null ? " (in-process)" : "")
                 + (settings.isEmpty() ? "" : " with " + settings));
         try {
-            JitWarmUp.run(target, options.warmUp());
+            JitWarmUp.run(target.baseUri(), options.warmUp());
         } catch (RuntimeException e) {
             target.close();
             throw e;

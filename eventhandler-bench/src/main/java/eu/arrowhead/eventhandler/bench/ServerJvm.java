@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
  */
 final class ServerJvm implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listening on port (\\d+)");
+    /** The level in the server's log lines, as its logback pattern puts it: between spaces. */
+    private static final Pattern WARNING = Pattern.compile(" (WARN|ERROR) ");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     private static final Duration START_POLL = Duration.ofMillis(50);
     /** server.shutdown-grace-seconds (10 by default) and the event store's drain, with room to spare. */
@@ -34,6 +36,8 @@ final class ServerJvm implements AutoCloseable {
     private static final Duration KILL_TIMEOUT = Duration.ofSeconds(30);
     private static final int LOG_TAIL_CHARS = 4000;
     private static final Set<Process> STARTED = ConcurrentHashMap.newKeySet();
+    private static final String JAR_PROPERTY = "eventhandler.jar";
+    private static final Path DEFAULT_JAR = Path.of("eventhandler-core", "target", "eventhandler.jar");
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> STARTED.forEach(Process::destroyForcibly),
@@ -69,6 +73,12 @@ final class ServerJvm implements AutoCloseable {
 
     private ServerJvm(Spec spec) {
         this.spec = spec;
+    }
+
+    /** The server's jar: {@code -Deventhandler.jar}, which scripts/bench sets, or the build's (from the repository). */
+    static Path jar() {
+        String jar = System.getProperty(JAR_PROPERTY);
+        return jar == null ? DEFAULT_JAR : Path.of(jar);
     }
 
     /** Starts the server and returns once it listens. */
@@ -161,6 +171,11 @@ final class ServerJvm implements AutoCloseable {
     /** Whether the output of any run so far contains {@code text}. */
     boolean logContains(String text) {
         return logSince(0).contains(text);
+    }
+
+    /** The lines of the output of every run so far that the server logged at WARN or ERROR. */
+    List<String> warnings() {
+        return logSince(0).lines().filter(line -> WARNING.matcher(line).find()).toList();
     }
 
     /** SIGKILL: the server gets no chance to finish anything. */

@@ -53,6 +53,19 @@ final class StoreProbe implements AutoCloseable {
         }, () -> { }, HEALTH_POLL);
     }
 
+    /**
+     * Waits until the store holds no event unwritten, so that the CPU time of writing what was accepted so
+     * far is spent; at once with the store off.
+     *
+     * @return whether it had by the deadline
+     */
+    boolean awaitIdle(Deadline deadline) {
+        return deadline.await(() -> {
+            EventStore.Status store = health().store();
+            return store == null || store.bufferedEvents() == 0;
+        }, () -> { }, HEALTH_POLL);
+    }
+
     /** The ids of {@code acknowledged} (ascending) that the log does not hold; the log is read page by page. */
     long[] missing(long[] acknowledged) {
         LongStream.Builder missing = LongStream.builder();

@@ -19,7 +19,7 @@ final class ThroughputScenario {
     private static final Duration DELIVERY_TIMEOUT = Duration.ofSeconds(30);
     private static final List<String> COLUMNS = List.of("row", "publishers", "events per request", "seconds",
             "accepted", "refused", "events/s", "delivered", "lost", "duplicated", "out-of-order",
-            "dropped from the event log", "server CPU ms",
+            "dropped from the event log", "server CPU ms", "server CPU us/event",
             "server RSS MiB", "server threads");
 
     /** The setting the scenario makes; the command line may not override it. */
@@ -89,7 +89,8 @@ final class ThroughputScenario {
         return Arrays.asList(label, publishers, batch, ResultTable.seconds(sustained.nanos()), sustained.accepted(),
                 sustained.refused(), sustained.rate(), delivery.delivered(), delivery.lost(), delivery.duplicated(),
                 delivery.outOfOrder(), droppedBefore == null ? null : droppedAfter - droppedBefore,
-                after.cpuMillisSince(before), ResourceSnapshot.mebibytes(after.rssBytes()),
+                after.cpuMillisSince(before), after.cpuMicrosPerSince(before, sustained.accepted()),
+                ResourceSnapshot.mebibytes(after.rssBytes()),
                 after.brokerThreads());
     }
 }

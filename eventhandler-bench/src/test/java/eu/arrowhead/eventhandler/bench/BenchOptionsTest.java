@@ -40,6 +40,18 @@ class BenchOptionsTest {
     }
 
     @Test
+    void cpuWarmsUpLongerAndSetsTheStoreModeItself() {
+        BenchOptions options = parse("cpu");
+        assertEquals(List.of(Scenario.CPU), options.scenarios());
+        assertEquals(30_000, options.counts().get(Scenario.CPU));
+        assertEquals(Duration.ofSeconds(20), options.warmUp());
+        assertEquals(Duration.ofSeconds(3), parse("cpu", "--warm-up-seconds=3").warmUp());
+        assertEquals("65536", parse("cpu", "--store.batch-events=65536").overrides().get("store.batch-events"));
+        assertTrue(refusal("cpu", "--store.mode=sync").contains("sets [store.mode] itself"));
+        assertTrue(refusal("cpu", "--target=http://127.0.0.1:8455").contains("starts a server of its own"));
+    }
+
+    @Test
     void aListOfScenariosSharesTheCountAndOverrides() {
         BenchOptions options = parse("A,C", "--events=50", "--warm-up-seconds=0", "--store.mode=off");
         assertEquals(List.of(Scenario.A, Scenario.C), options.scenarios());
