@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.SystemRequest;
+import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.TestServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -114,6 +116,10 @@ class DeliveryTest {
                     published.add(server.publish("temperature", Integer.toString(i)));
                 }
                 recorder.awaitEvents(10);
+                // The last event's listener has been called; the subscriber moves its resume point once the
+                // listener (and here the failing error listener) have returned.
+                Await.until("the resume point to pass the last event", Duration.ofSeconds(10),
+                        () -> subscriber.lastEventId().equals(OptionalLong.of(published.get(9))));
 
                 assertEquals(published, recorder.ids());
                 assertEquals(List.of("1", "3", "5", "7", "9"),
