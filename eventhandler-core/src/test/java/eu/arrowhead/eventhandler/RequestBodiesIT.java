@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Request bodies held by a server with a small heap ({@code -Xmx128m}: a budget of about 16 MiB for bodies):
+ * Request bodies held by a server with a small heap ({@code -Xmx256m}: a budget of 16 MiB, a sixteenth):
  * what counts is what has arrived, so announced bodies cost nothing, and bytes past the budget are refused
  * with 503 rather than let the heap run out.
  */
@@ -34,8 +34,10 @@ class RequestBodiesIT {
     @Test
     void bodiesInTransitStayWithinTheHeapBudget(@TempDir Path workingDirectory) throws Exception {
         List<RawHttp> connections = new ArrayList<>();
-        try (ServerProcess server = ServerProcess.start(workingDirectory, "--server.port=0", "--server.host=127.0.0.1",
-                "--store.mode=off", "--publish.max-request-bytes=" + LIMIT, "--server.body-timeout-seconds=120")) {
+        ProcessBuilder command = ServerProcess.command(workingDirectory, "--server.port=0", "--server.host=127.0.0.1",
+                "--store.mode=off", "--publish.max-request-bytes=" + LIMIT, "--server.body-timeout-seconds=120");
+        command.command().replaceAll(argument -> argument.startsWith("-Xmx") ? "-Xmx256m" : argument);
+        try (ServerProcess server = ServerProcess.start(command)) {
             URI base = server.awaitListening();
             int port = base.getPort();
             HttpClient client = HttpClient.newHttpClient();
