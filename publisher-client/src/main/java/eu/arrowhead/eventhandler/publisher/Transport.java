@@ -3,20 +3,23 @@ package eu.arrowhead.eventhandler.publisher;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.client.Client;
 import jakarta.ws.rs.client.ClientBuilder;
 import jakarta.ws.rs.client.Entity;
 import jakarta.ws.rs.client.WebTarget;
+import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-import jakarta.ws.rs.ext.ContextResolver;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import javax.net.ssl.SSLContext;
@@ -35,19 +38,36 @@ import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
 import org.glassfish.jersey.apache5.connector.Apache5ClientProperties;
 import org.glassfish.jersey.apache5.connector.Apache5ConnectorProvider;
+import org.glassfish.jersey.CommonProperties;
+import org.glassfish.jersey.apache5.connector.Apache5HttpClientBuilderConfigurator;
 import org.glassfish.jersey.client.ClientConfig;
 import org.glassfish.jersey.client.ClientProperties;
 import org.glassfish.jersey.client.RequestEntityProcessing;
-import org.glassfish.jersey.jackson.JacksonFeature;
 
 /**
  * The HTTP side of a publisher: a Jersey client on Apache HttpClient 5 with a pool of kept-alive
  * connections, and one POST at a time turned into its answer or a {@link PublishException}.
+ *
+ * <p>Cost per publish is client CPU that an application system on a Raspberry Pi shares with its own work,
+ * so the pipeline is kept to what a JSON POST needs: bodies are encoded and answers decoded here with one
+ * Jackson mapper, as bytes (Jersey's entity providers looked up and ran Jackson's JAX-RS layer per request),
+ * Jersey's feature auto-discovery is off, and Apache's cookie, compression, redirect and retry stages, which
+ * a publish never uses, are left out of its execution chain (docs/performance.md, "Client libraries").
  */
 final class Transport implements AutoCloseable {
     /** A kept-alive connection idle for longer than this is checked before it is used again. */
     private static final TimeValue VALIDATE_AFTER_IDLE = TimeValue.ofSeconds(1);
     private static final int MAX_DETAIL_CHARS = 300;
+
+    /** Reads answers with fields it does not know, so that newer servers stay compatible. */
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectWriter WRITER = JSON.writer();
+    /**
+     * Sent with every request. Without one, Jersey composes its own per request through its localised
+     * message bundle, which was a tenth of a publish's client CPU.
+     */
+    private static final String USER_AGENT = "eventhandler-publisher";
 
     private final PoolingHttpClientConnectionManager connections;
     private final Client client;
@@ -79,8 +99,13 @@ final class Transport implements AutoCloseable {
                 .property(ClientProperties.FOLLOW_REDIRECTS, false)
                 // A Content-Length body rather than a chunked one: events are small and already in memory.
                 .property(ClientProperties.REQUEST_ENTITY_PROCESSING, RequestEntityProcessing.BUFFERED)
-                .register(JacksonFeature.class)
-                .register(new LenientJson());
+                .property(CommonProperties.FEATURE_AUTO_DISCOVERY_DISABLE, true)
+                .register((Apache5HttpClientBuilderConfigurator) builder -> builder
+                        .disableAutomaticRetries()
+                        .disableContentCompression()
+                        .disableCookieManagement()
+                        .disableRedirectHandling()
+                        .disableAuthCaching());
         client = ClientBuilder.newClient(config);
     }
 
@@ -112,33 +137,38 @@ final class Transport implements AutoCloseable {
             throws PublishException {
         Response response;
         try {
-            response = endpoint.target().request(MediaType.APPLICATION_JSON_TYPE).post(Entity.json(body));
+            response = endpoint.target().request(MediaType.APPLICATION_JSON_TYPE)
+                    .header(HttpHeaders.USER_AGENT, USER_AGENT)
+                    .post(Entity.entity(WRITER.writeValueAsBytes(body), MediaType.APPLICATION_JSON_TYPE));
+        } catch (JsonProcessingException e) {
+            throw PublishException.failed(what + " to " + endpoint.uri() + " failed: the request cannot be"
+                    + " encoded as JSON: " + e.getOriginalMessage(), e);
         } catch (ProcessingException e) {
             throw sendFailure(what, endpoint.uri(), e);
         }
         try (response) {
-            bufferAnswer(what, endpoint.uri(), response);
             int status = response.getStatus();
             if (response.getStatusInfo().getFamily() != Response.Status.Family.SUCCESSFUL) {
-                throw refusal(what, response);
+                throw refusal(what, endpoint.uri(), response);
             }
+            byte[] answerBody = readAnswer(what, endpoint.uri(), response);
             T answer;
             try {
-                answer = response.readEntity(answerType);
-            } catch (ProcessingException e) {
+                answer = JSON.readValue(answerBody, answerType);
+            } catch (IOException e) {
                 throw PublishException.unreadableAnswer(what, status, e);
             }
             if (answer == null) {
-                throw PublishException.unreadableAnswer(what, status, new IOException("the body is empty"));
+                throw PublishException.unreadableAnswer(what, status, new IOException("the body is null"));
             }
             return answer;
         }
     }
 
-    /** Reads the whole answer into memory: an I/O failure here is a lost answer like any other. */
-    private static void bufferAnswer(String what, URI uri, Response response) throws PublishException {
+    /** Reads the whole answer: an I/O failure here is a lost answer like any other. */
+    private static byte[] readAnswer(String what, URI uri, Response response) throws PublishException {
         try {
-            response.bufferEntity();
+            return response.readEntity(byte[].class);
         } catch (ProcessingException e) {
             throw PublishException.noAnswer(what + " to " + uri + ": the answer broke off: " + rootMessage(e), e);
         }
@@ -161,22 +191,23 @@ final class Transport implements AutoCloseable {
         return PublishException.noAnswer(what + " to " + uri + ": " + reason + rootMessage(io), e);
     }
 
-    private static PublishException refusal(String what, Response response) {
+    private static PublishException refusal(String what, URI uri, Response response) throws PublishException {
+        byte[] body = readAnswer(what, uri, response);
         ErrorMessage error = null;
         if (MediaType.APPLICATION_JSON_TYPE.isCompatible(response.getMediaType())) {
             try {
-                ErrorMessage parsed = response.readEntity(ErrorMessage.class);
+                ErrorMessage parsed = JSON.readValue(body, ErrorMessage.class);
                 error = parsed != null && parsed.errorMessage() != null ? parsed : null;
-            } catch (ProcessingException notAnErrorMessage) {
+            } catch (IOException notAnErrorMessage) {
                 // described by its text below
             }
         }
-        String detail = error != null ? error.errorMessage() : text(response);
+        String detail = error != null ? error.errorMessage() : text(body, response);
         return PublishException.refused(what, response.getStatus(), detail, error, retryAfter(response));
     }
 
-    private static String text(Response response) {
-        String body = response.hasEntity() ? response.readEntity(String.class).strip() : "";
+    private static String text(byte[] bytes, Response response) {
+        String body = new String(bytes, StandardCharsets.UTF_8).strip();
         if (body.isEmpty()) {
             return response.getStatusInfo().getReasonPhrase();
         }
@@ -214,16 +245,5 @@ final class Transport implements AutoCloseable {
     public void close() {
         client.close();
         connections.close(CloseMode.IMMEDIATE);
-    }
-
-    /** Jackson that reads answers with fields it does not know, so that newer servers stay compatible. */
-    private static final class LenientJson implements ContextResolver<ObjectMapper> {
-        private final ObjectMapper mapper = new ObjectMapper()
-                .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
-
-        @Override
-        public ObjectMapper getContext(Class<?> type) {
-            return mapper;
-        }
     }
 }

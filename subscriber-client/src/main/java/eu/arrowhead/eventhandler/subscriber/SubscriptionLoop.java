@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.subscriber;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.ReplayGap;
@@ -69,6 +70,8 @@ final class SubscriptionLoop implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(EventSubscriber.class);
     private static final ObjectMapper JSON = new ObjectMapper()
             .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    /** Built once: {@code readValue(json, Event.class)} resolved the type again for every event. */
+    private static final ObjectReader EVENTS = JSON.readerFor(Event.class);
     private static final String EVENT_STREAM = "text/event-stream";
     /** Event types with this prefix are the server's own notices. */
     private static final String NOTICE_PREFIX = "eventhandler.";
@@ -380,7 +383,7 @@ final class SubscriptionLoop implements Runnable {
         } else if (type.regionMatches(true, 0, NOTICE_PREFIX, 0, NOTICE_PREFIX.length())) {
             LOG.debug("ignoring server notice {} that this client does not know", type);
         } else {
-            Event event = read(frame.data(), Event.class);
+            Event event = read(frame.data(), EVENTS);
             if (event == null) {
                 LOG.warn("skipping event {} from {}: its data is not an event: {}",
                         frame.id(), uri, abbreviate(frame.data()));
@@ -411,8 +414,13 @@ final class SubscriptionLoop implements Runnable {
 
     /** The JSON as a {@code type}, or null if it is not one. */
     private static <T> T read(String json, Class<T> type) {
+        return read(json, JSON.readerFor(type));
+    }
+
+    /** The JSON as what {@code reader} reads, or null if it is not one. */
+    private static <T> T read(String json, ObjectReader reader) {
         try {
-            return JSON.readValue(json, type);
+            return reader.readValue(json);
         } catch (JsonProcessingException e) {
             return null;
         }
