@@ -54,7 +54,7 @@ public interface EventStore extends EventJournal, SubscriptionStore {
      * One event as the log holds it.
      *
      * @param id   its id
-     * @param json its JSON exactly as delivered
+     * @param json its JSON exactly as delivered ({@link eu.arrowhead.eventhandler.topic.EventEncoding#withId})
      */
     record LoggedEvent(long id, String json) {
     }

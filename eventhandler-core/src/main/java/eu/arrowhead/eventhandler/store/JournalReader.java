@@ -1,15 +1,13 @@
 package eu.arrowhead.eventhandler.store;
 
-import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.ReplayGap;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.topic.EventEncoding;
 import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -84,23 +82,16 @@ final class JournalReader {
 
     /** Turns a row back into the event the hub encoded; metadata are parsed only when a filter needs them. */
     private static IncomingEvent incoming(EventRecord row, boolean withMetaData) {
-        String json = row.json();
-        byte[] fields = json.substring(json.indexOf(',') + 1).getBytes(StandardCharsets.UTF_8);
-        byte[] prefix = IncomingEvent.ID_ZERO;
-        byte[] bytes = new byte[prefix.length + fields.length];
-        System.arraycopy(prefix, 0, bytes, 0, prefix.length);
-        System.arraycopy(fields, 0, bytes, prefix.length, fields.length);
         Map<String, String> metaData = Map.of();
         if (withMetaData) {
             try {
-                Map<String, String> parsed = JsonMapper.get().readValue(json, Event.class).metaData();
-                metaData = parsed == null ? Map.of() : parsed;
+                metaData = EventEncoding.metaData(row.json());
             } catch (IOException e) {
                 throw new IllegalStateException("event " + row.id() + " in the log is not valid JSON", e);
             }
         }
         return new IncomingEvent(row.eventType(), row.topicKey(), row.sourceKey(), metaData,
-                row.timeStampMillis(), bytes);
+                row.timeStampMillis(), EventEncoding.fromStored(row.json()));
     }
 
     /** See {@link EventStore#query}. */
