@@ -1,22 +1,32 @@
 package eu.arrowhead.eventhandler.topic;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.util.ByteArrayBuilder;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import eu.arrowhead.eventhandler.api.Event;
+import eu.arrowhead.eventhandler.api.PushedEvent;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
+import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * An event's JSON ({@link Event}), the one place that knows how its id is put in. The validator encodes an
  * event once, before the hub's lock and before it has an id, with id 0: the JSON then starts with
  * {@code {"id":0,} and the rest, its fields, does not depend on the id. The hub writes the real id in front
  * of those fields into the SSE frame ({@link #putWithId}, a copy of bytes); the log keeps the JSON with its
- * id ({@link #withId}) and turns it back into the id-0 form for a replay ({@link #fromStored}).
+ * id ({@link #withId}) and turns it back into the id-0 form for a replay ({@link #fromStored}). Push
+ * subscribers get the Arrowhead 4.x form, {@link PushedEvent} ({@link #pushed}).
  */
 public final class EventEncoding {
     private static final String ID_FIELD = "{\"id\":";
@@ -26,6 +36,10 @@ public final class EventEncoding {
     private static final int FIELDS = ID.length + 1;
     private static final ObjectWriter WRITER = JsonMapper.get().writerFor(Event.class);
     private static final ObjectReader READER = JsonMapper.get().readerFor(Event.class);
+    private static final JsonFactory FACTORY = JsonMapper.get().getFactory();
+    /** The fields of an event that its 4.x form keeps: all but the id and the source, in the same order. */
+    private static final Set<String> PUSHED_FIELDS = Arrays.stream(PushedEvent.class.getRecordComponents())
+            .map(RecordComponent::getName).collect(Collectors.toUnmodifiableSet());
 
     private EventEncoding() {
     }
@@ -93,5 +107,31 @@ public final class EventEncoding {
     public static Map<String, String> metaData(String json) throws IOException {
         Map<String, String> metaData = READER.<Event>readValue(json).metaData();
         return metaData == null ? Map.of() : metaData;
+    }
+
+    /**
+     * The {@link PushedEvent} JSON of an event's JSON (in either form): the same bytes Jackson writes for the
+     * record, copied token by token without building the event's objects.
+     */
+    public static byte[] pushed(byte[] json) {
+        ByteArrayBuilder out = new ByteArrayBuilder(json.length);
+        try (JsonParser in = FACTORY.createParser(json); JsonGenerator copy = FACTORY.createGenerator(out)) {
+            in.nextToken();
+            copy.writeStartObject();
+            while (in.nextToken() == JsonToken.FIELD_NAME) {
+                String name = in.currentName();
+                in.nextToken();
+                if (PUSHED_FIELDS.contains(name)) {
+                    copy.writeFieldName(name);
+                    copy.copyCurrentStructure(in);
+                } else {
+                    in.skipChildren();
+                }
+            }
+            copy.writeEndObject();
+        } catch (IOException e) {
+            throw new IllegalStateException("an event the hub encoded cannot be read back", e);
+        }
+        return out.toByteArray();
     }
 }
