@@ -28,6 +28,7 @@ import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.ManagementAccess;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.security.TlsMaterial;
+import eu.arrowhead.eventhandler.store.DatabaseEventStore;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
@@ -150,12 +151,13 @@ public final class EventHandlerServer implements AutoCloseable {
         }
     }
 
+    /** The one place that names a journal backend: everything else holds the {@link EventStore}. */
     private static EventStore openStore(EventHandlerConfig config) throws IOException {
         if (config.storeMode() == EventHandlerConfig.StoreMode.OFF) {
             return null;
         }
         try {
-            return EventStore.open(config);
+            return DatabaseEventStore.open(config);
         } catch (SQLException e) {
             throw new IOException("the event store at " + config.storeUrl() + " cannot be opened: "
                     + e.getMessage() + " (start the database, fix store.url, or set store.mode=off)", e);
@@ -288,10 +290,10 @@ public final class EventHandlerServer implements AutoCloseable {
         ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,
                 TimeUnit.SECONDS);
         if (store != null) {
-            long every = config.storeRetentionCheck().toSeconds();
-            retention.scheduleWithFixedDelay(guarded(store::enforceRetention), 0, every, TimeUnit.SECONDS);
-            long compact = EventStore.COMPACT_EVERY.toSeconds();
-            retention.scheduleWithFixedDelay(guarded(store::compactStorage), compact, compact, TimeUnit.SECONDS);
+            for (EventStore.PeriodicTask task : store.periodicTasks()) {
+                retention.scheduleWithFixedDelay(guarded(task.step()), task.firstAfter().toMillis(),
+                        task.every().toMillis(), TimeUnit.MILLISECONDS);
+            }
         }
         // Advertised only once it listens, on the port it really listens on.
         Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),

@@ -1,18 +1,14 @@
 package eu.arrowhead.eventhandler.publish;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.topic.EventEncoding;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 
@@ -41,7 +37,6 @@ public final class EventValidator {
 
     private final int maxPayloadBytes;
     private final Duration timestampTolerance;
-    private final ObjectWriter writer = JsonMapper.get().writerFor(Event.class);
 
     public EventValidator(int maxPayloadBytes, Duration timestampTolerance) {
         this.maxPayloadBytes = maxPayloadBytes;
@@ -102,17 +97,7 @@ public final class EventValidator {
         }
         Instant timeStamp = timeStamp(request.timeStamp(), now, where);
 
-        Event event = new Event(0, eventType, payload, metaData, source, timeStamp.toString());
-        byte[] json;
-        try {
-            json = writer.writeValueAsBytes(event);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("an event that passed validation cannot be encoded", e);
-        }
-        byte[] prefix = IncomingEvent.ID_ZERO;
-        if (!Arrays.equals(json, 0, prefix.length, prefix, 0, prefix.length)) {
-            throw new IllegalStateException("the event encoding no longer starts with its id");
-        }
+        byte[] json = EventEncoding.withIdZero(eventType, payload, metaData, source, timeStamp.toString());
         return new IncomingEvent(eventType, eventType.toLowerCase(Locale.ROOT), sourceKey,
                 metaData == null ? Map.of() : metaData, timeStamp.toEpochMilli(), json);
     }

@@ -1,12 +1,7 @@
 package eu.arrowhead.eventhandler.push;
 
-import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import eu.arrowhead.eventhandler.api.Event;
-import eu.arrowhead.eventhandler.api.PushedEvent;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.topic.EventEncoding;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
-import java.io.IOException;
 
 /**
  * One event's 4.x {@code EventDTO} JSON, shared by every push subscriber of the event and encoded once, by
@@ -14,9 +9,6 @@ import java.io.IOException;
  * afterwards only the bytes, so that a queued body does not keep the SSE frame alive.
  */
 final class PushBody {
-    private static final ObjectReader READER = JsonMapper.get().readerFor(Event.class);
-    private static final ObjectWriter WRITER = JsonMapper.get().writerFor(PushedEvent.class);
-
     private final long sizeBytes;
     private PublishedEvent event;
     private byte[] json;
@@ -36,13 +28,7 @@ final class PushBody {
 
     synchronized byte[] json() {
         if (json == null) {
-            try {
-                Event parsed = READER.readValue(event.eventJson());
-                json = WRITER.writeValueAsBytes(new PushedEvent(parsed.eventType(), parsed.payload(),
-                        parsed.metaData(), parsed.timeStamp()));
-            } catch (IOException e) {
-                throw new IllegalStateException("an event the hub encoded cannot be read back", e);
-            }
+            json = EventEncoding.pushed(event.eventJson());
             event = null;
         }
         return json;

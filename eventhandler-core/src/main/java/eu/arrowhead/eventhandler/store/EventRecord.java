@@ -1,11 +1,11 @@
 package eu.arrowhead.eventhandler.store;
 
+import eu.arrowhead.eventhandler.topic.EventEncoding;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
-import java.nio.charset.StandardCharsets;
 
 /**
  * One row of the event log. The id is the event's id in the global sequence, given by the hub: no
@@ -50,11 +50,8 @@ class EventRecord {
 
     /** The row of an event the hub encoded with id 0 ({@link IncomingEvent#json}), with its real id. */
     static EventRecord of(long id, IncomingEvent event) {
-        byte[] json = event.json();
-        int from = IncomingEvent.ID_ZERO.length;
-        String text = "{\"id\":" + id + "," + new String(json, from, json.length - from, StandardCharsets.UTF_8);
         return new EventRecord(id, event.eventType(), event.topicKey(), event.sourceKey(), event.timeStampMillis(),
-                text);
+                EventEncoding.withId(id, event.json()));
     }
 
     long id() {

@@ -11,6 +11,7 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.MultivaluedMap;
 import jakarta.ws.rs.core.UriInfo;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashSet;
@@ -65,7 +66,20 @@ public final class EventsResource {
         if (store == null) {
             throw new RequestException(404, ExceptionType.DATA_NOT_FOUND, "there is no event log: store.mode is off");
         }
-        return store.query(topicKeys, from, to, afterId, limit);
+        return page(store.query(topicKeys, from, to, afterId, limit), limit);
+    }
+
+    /** The answer's JSON: the events as the log holds them, each already the JSON it was delivered as. */
+    private static byte[] page(List<EventStore.LoggedEvent> events, int limit) {
+        StringBuilder out = new StringBuilder(64 + events.size() * 128).append("{\"data\":[");
+        for (int i = 0; i < events.size(); i++) {
+            out.append(i == 0 ? "" : ",").append(events.get(i).json());
+        }
+        out.append("],\"count\":").append(events.size());
+        if (events.size() == limit) {
+            out.append(",\"nextAfterId\":").append(events.get(events.size() - 1).id());
+        }
+        return out.append('}').toString().getBytes(StandardCharsets.UTF_8);
     }
 
     private static Long instant(MultivaluedMap<String, String> query, String name) {

@@ -13,7 +13,7 @@ import java.util.TreeMap;
  *
  * <p>A range is saved in the same transaction as the events the writer commits next (or at a clean stop),
  * so that the log and its list of holes never disagree; until then it is <em>unsaved</em>. A crash that
- * loses unsaved ranges leaves a hole that covers them (see {@link EventStore#open}).
+ * loses unsaved ranges leaves a hole that covers them (see {@link DatabaseEventStore#open}).
  *
  * <p>Ranges are kept merged (no two overlap or touch), so there is one per outage or crash, not one per
  * dropped publish. Thread-safe.

@@ -1,6 +1,5 @@
 package eu.arrowhead.eventhandler.topic;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -12,8 +11,8 @@ import java.util.Map;
  * @param sourceKey  the publishing system's name in lower case, or {@code null}
  * @param metaData   the event's metadata, never {@code null}
  * @param timeStampMillis the event's timeStamp, in milliseconds since the epoch
- * @param json       the JSON of the delivered event with id 0, which starts with {@link #ID_ZERO}; the
- *                   hub copies what follows that prefix behind the real id
+ * @param json       the JSON of the delivered event with id 0 ({@link EventEncoding#withIdZero}); the hub
+ *                   writes the real id in when it encodes the frame
  */
 public record IncomingEvent(
         String eventType,
@@ -22,7 +21,4 @@ public record IncomingEvent(
         Map<String, String> metaData,
         long timeStampMillis,
         byte[] json) {
-
-    /** How the JSON of an event with id 0 starts. */
-    public static final byte[] ID_ZERO = "{\"id\":0,".getBytes(StandardCharsets.US_ASCII);
 }

@@ -12,8 +12,7 @@ import java.util.Map;
 public final class PublishedEvent {
     private static final byte[] ID = "id: ".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] DATA_ID = "\ndata: {\"id\":".getBytes(StandardCharsets.US_ASCII);
-    private static final int DATA_PREFIX = "\ndata: ".length();
+    private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
     /** This object and the frame's array header. */
     private static final int OVERHEAD_BYTES = 64;
     private static final int METADATA_ENTRY_BYTES = 128;
@@ -39,19 +38,14 @@ public final class PublishedEvent {
         byte[] idText = Long.toString(id).getBytes(StandardCharsets.US_ASCII);
         byte[] type = event.eventType().getBytes(StandardCharsets.US_ASCII);
         byte[] json = event.json();
-        int fieldsFrom = IncomingEvent.ID_ZERO.length;
-        int fieldsLength = json.length - fieldsFrom;
-        byte[] frame = new byte[ID.length + idText.length + EVENT.length + type.length + DATA_ID.length
-                + idText.length + 1 + fieldsLength + 2];
+        byte[] frame = new byte[ID.length + idText.length + EVENT.length + type.length + DATA.length
+                + EventEncoding.lengthWithId(json, idText) + 2];
         int at = put(frame, 0, ID);
         at = put(frame, at, idText);
         at = put(frame, at, EVENT);
         at = put(frame, at, type);
-        at = put(frame, at, DATA_ID);
-        at = put(frame, at, idText);
-        frame[at++] = ',';
-        System.arraycopy(json, fieldsFrom, frame, at, fieldsLength);
-        at += fieldsLength;
+        at = put(frame, at, DATA);
+        at = EventEncoding.putWithId(json, idText, frame, at);
         frame[at++] = '\n';
         frame[at] = '\n';
         return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), event.timeStampMillis(), frame);
@@ -100,7 +94,7 @@ public final class PublishedEvent {
             // The event type holds no newline, so the first line starting with 'd' is the data line.
             dataAt++;
         }
-        return Arrays.copyOfRange(frame, dataAt + DATA_PREFIX, frame.length - 2);
+        return Arrays.copyOfRange(frame, dataAt + DATA.length, frame.length - 2);
     }
 
     /**

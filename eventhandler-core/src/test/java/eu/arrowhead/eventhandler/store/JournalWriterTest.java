@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig.StoreMode;
 import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.topic.EventEncoding;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -185,8 +185,8 @@ class JournalWriterTest {
     private static List<IncomingEvent> events(int count) {
         List<IncomingEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            String json = "{\"id\":0,\"eventType\":\"" + TOPIC + "\",\"payload\":\"" + i + "\"}";
-            events.add(new IncomingEvent(TOPIC, TOPIC, null, Map.of(), 0, json.getBytes(StandardCharsets.UTF_8)));
+            byte[] json = EventEncoding.withIdZero(TOPIC, String.valueOf(i), null, null, null);
+            events.add(new IncomingEvent(TOPIC, TOPIC, null, Map.of(), 0, json));
         }
         return events;
     }

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -91,9 +90,8 @@ class WindowBudgetTest {
     }
 
     private void publish(String eventType, int payloadBytes) {
-        String json = "{\"id\":0,\"eventType\":\"" + eventType + "\",\"payload\":\"" + "x".repeat(payloadBytes) + "\"}";
-        hub.publish(List.of(new IncomingEvent(eventType, eventType, null, Map.of(), 0,
-                json.getBytes(StandardCharsets.UTF_8))), Publication.NONE);
+        byte[] json = EventEncoding.withIdZero(eventType, "x".repeat(payloadBytes), null, null, null);
+        hub.publish(List.of(new IncomingEvent(eventType, eventType, null, Map.of(), 0, json)), Publication.NONE);
     }
 
     private Replay resume(String topic, long afterId) {

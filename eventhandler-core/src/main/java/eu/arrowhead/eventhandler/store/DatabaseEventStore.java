@@ -1,0 +1,181 @@
+package eu.arrowhead.eventhandler.store;
+
+import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The event store in a relational database (H2, or MySQL/MariaDB, through Hibernate): opens the log, continuing
+ * the sequence after a crash, and wires its parts. The {@link JournalWriter} buffers what the hub appends and
+ * commits it off the request path, the {@link JournalReader} serves replays and {@code mgmt/events}, the
+ * {@link RetentionTask} deletes what retention no longer keeps, and {@link EventDatabase} runs every statement,
+ * push subscriptions' included.
+ */
+public final class DatabaseEventStore implements EventStore {
+    private static final Logger LOG = LoggerFactory.getLogger(DatabaseEventStore.class);
+
+    private final EventDatabase database;
+    private final JournalWriter writer;
+    private final JournalReader reader;
+    private final RetentionTask retention;
+    private final boolean durable;
+    private final long lastIdAtStart;
+    private final MissingRanges missing;
+
+    private DatabaseEventStore(EventDatabase database, EventHandlerConfig config, long lastIdAtStart,
+                               MissingRanges missing) {
+        this.database = database;
+        this.durable = config.storeMode() == EventHandlerConfig.StoreMode.SYNC;
+        this.lastIdAtStart = lastIdAtStart;
+        this.missing = missing;
+        this.writer = new JournalWriter(database, config.storeMode(), config.storeBatchEvents(),
+                new WriteBuffer(config.storeBufferEvents(), config.storeBufferBytes()), lastIdAtStart, missing);
+        this.reader = new JournalReader(database, writer);
+        this.retention = new RetentionTask(database, missing, config.storeRetentionAge(),
+                config.storeRetentionEvents(), config.storeRetentionCheck());
+    }
+
+    /**
+     * Opens the store: connects, migrates the schema, and finds where the sequence goes on.
+     *
+     * <p>After a crash the sequence goes on as many ids after the last commit as the crashed run could have
+     * given out unwritten (its lag bound: {@code store.buffer-events} in async mode, 0 in sync mode, where
+     * events are delivered only once committed), so that no id is given to two events; those ids are recorded
+     * as a missing range, so that every resume across them gets a replay-gap notice.
+     *
+     * @throws SQLException if the database cannot be reached or migrated: the server does not start
+     *                      without its log, since it could not continue the sequence
+     */
+    public static DatabaseEventStore open(EventHandlerConfig config) throws SQLException {
+        EventDatabase database = EventDatabase.open(config);
+        try {
+            EventDatabase.State state = database.state();
+            MissingRanges missing = new MissingRanges(state.deletedUpTo(), state.missing());
+            long start = state.lastId();
+            if (state.cleanStop() != state.lastId() && state.lagBound() > 0) {
+                missing.add(start + 1, start + state.lagBound());
+                LOG.warn("the previous run did not stop cleanly: events it accepted after id {} are not in the"
+                        + " log; ids continue after {} so that none is given twice, and resumes across {}-{}"
+                        + " are told", start, start + state.lagBound(), start + 1, start + state.lagBound());
+                start += state.lagBound();
+            }
+            long lagBound = config.storeMode() == EventHandlerConfig.StoreMode.SYNC ? 0 : config.storeBufferEvents();
+            List<MissingRanges.Range> hole = missing.unsaved();
+            database.setState(Map.of(StateRecord.LAST_ID, start, StateRecord.CLEAN_STOP, -1L,
+                    StateRecord.LAG_BOUND, lagBound), hole);
+            missing.saved(hole);
+            DatabaseEventStore store = new DatabaseEventStore(database, config, start, missing);
+            store.writer.start();
+            LOG.info("event store open ({} mode, {}): the sequence continues after {}",
+                    config.storeMode().name().toLowerCase(), config.storeUrl(), start);
+            return store;
+        } catch (RuntimeException e) {
+            database.close();
+            throw new SQLException("the event store cannot be read: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public long lastId() {
+        return lastIdAtStart;
+    }
+
+    @Override
+    public boolean durable() {
+        return durable;
+    }
+
+    @Override
+    public boolean replays() {
+        return true;
+    }
+
+    @Override
+    public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
+        return writer.append(firstId, events, afterCommit);
+    }
+
+    @Override
+    public void requireRoom() {
+        writer.requireRoom();
+    }
+
+    /** While the writer finds the database down, a read that needs the database is refused at once. */
+    @Override
+    public void requireReadable(long afterId, long upToId) {
+        writer.requireReadable(afterId, upToId);
+    }
+
+    @Override
+    public LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
+        return reader.read(afterId, upToId, topicKeys, filter, maxEvents);
+    }
+
+    @Override
+    public List<LoggedEvent> query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit) {
+        return reader.query(topicKeys, fromMillis, toMillis, afterId, limit);
+    }
+
+    @Override
+    public List<StoredSubscription> loadSubscriptions() {
+        return database.subscriptions();
+    }
+
+    @Override
+    public void saveSubscription(StoredSubscription subscription) {
+        database.saveSubscription(subscription);
+    }
+
+    @Override
+    public void deleteSubscription(long id) {
+        database.deleteSubscription(id);
+    }
+
+    @Override
+    public Status status() {
+        return writer.status();
+    }
+
+    @Override
+    public List<PeriodicTask> periodicTasks() {
+        return retention.tasks();
+    }
+
+    @Override
+    public boolean drain(Duration timeout) throws InterruptedException {
+        return writer.drain(timeout);
+    }
+
+    /** Stops the writer and closes the database; records a clean stop if everything was written. */
+    @Override
+    public void close() {
+        try {
+            OptionalLong written = writer.stop();
+            if (written.isPresent()) {
+                long lastId = written.getAsLong();
+                // With the ranges dropped since the last commit (the last publish of an outage may have been).
+                database.setState(Map.of(StateRecord.LAST_ID, lastId, StateRecord.CLEAN_STOP, lastId),
+                        missing.unsaved());
+                LOG.info("event store closed cleanly after id {}", lastId);
+            } else {
+                LOG.warn("event store closed with events unwritten; the next start skips ids to stay unique and"
+                        + " records them as missing");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            LOG.warn("could not record the clean stop in the event store: {}", EventDatabase.describe(e));
+        } finally {
+            database.close();
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package eu.arrowhead.eventhandler.store;
+
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.topic.EventEncoding;
+import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The database log's reads: replays for resuming subscribers, which merge the database's rows with what the
+ * {@link JournalWriter} has not written yet, and pages for {@code mgmt/events}. Blocking on the database;
+ * thread-safe.
+ */
+final class JournalReader {
+    private final EventDatabase database;
+    private final JournalWriter writer;
+
+    JournalReader(EventDatabase database, JournalWriter writer) {
+        this.database = database;
+        this.writer = writer;
+    }
+
+    /**
+     * See {@link eu.arrowhead.eventhandler.topic.EventJournal#read}. The writer's buffer is taken first and
+     * the database second: events leave the buffer only after their commit, so each is seen exactly once.
+     */
+    LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
+        JournalWriter.Unwritten unwritten = writer.unwritten(afterId, upToId, topicKeys);
+        List<ReplayGap> gaps = unwritten.gaps();
+        long committed = unwritten.committedUpTo();
+        List<EventRecord> rows = List.of();
+        if (afterId < Math.min(upToId, committed)) {
+            try {
+                rows = database.read(afterId, Math.min(upToId, committed), topicKeys, maxEvents);
+            } catch (RuntimeException e) {
+                throw new HubUnavailableException("the event store cannot be read now ("
+                        + EventDatabase.describe(e) + "); resume again later");
+            }
+        }
+        boolean metaFilter = !filter.metaData().isEmpty();
+        List<PublishedEvent> events = new ArrayList<>();
+        long lastRead = afterId;
+        for (EventRecord row : rows) {
+            PublishedEvent event = PublishedEvent.logged(row.id(), incoming(row, metaFilter));
+            if (filter.matches(event)) {
+                events.add(event);
+            }
+            lastRead = row.id();
+        }
+        int room = maxEvents - rows.size();
+        for (PublishedEvent event : unwritten.buffered()) {
+            if (event.id() <= lastRead) {
+                continue;
+            }
+            if (room-- == 0) {
+                return partPage(events, gaps, lastRead);
+            }
+            if (filter.matches(event)) {
+                events.add(event);
+            }
+            lastRead = event.id();
+        }
+        // A full page that reached upToId left nothing behind: the stream goes on live rather than making the
+        // client reconnect for nothing. (Whether it did used to depend on how much of the page the writer had
+        // committed, which made one resume end and the same resume a moment later go on.)
+        return rows.size() == maxEvents && lastRead < upToId ? partPage(events, gaps, lastRead)
+                : new LogPage(events, gaps, true, upToId);
+    }
+
+    /** A page that ends at {@code lastRead}: the holes after it belong to the next page. */
+    private static LogPage partPage(List<PublishedEvent> events, List<ReplayGap> gaps, long lastRead) {
+        return new LogPage(events, gaps.stream().filter(gap -> gap.requestedAfterId() < lastRead).toList(), false,
+                lastRead);
+    }
+
+    /** Turns a row back into the event the hub encoded; metadata are parsed only when a filter needs them. */
+    private static IncomingEvent incoming(EventRecord row, boolean withMetaData) {
+        Map<String, String> metaData = Map.of();
+        if (withMetaData) {
+            try {
+                metaData = EventEncoding.metaData(row.json());
+            } catch (IOException e) {
+                throw new IllegalStateException("event " + row.id() + " in the log is not valid JSON", e);
+            }
+        }
+        return new IncomingEvent(row.eventType(), row.topicKey(), row.sourceKey(), metaData,
+                row.timeStampMillis(), EventEncoding.fromStored(row.json()));
+    }
+
+    /** See {@link EventStore#query}. */
+    List<EventStore.LoggedEvent> query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId,
+                                       int limit) {
+        List<EventRecord> rows;
+        try {
+            rows = database.query(topicKeys, fromMillis, toMillis, afterId, limit);
+        } catch (RuntimeException e) {
+            throw new HubUnavailableException("the event store cannot be read now (" + EventDatabase.describe(e)
+                    + ")");
+        }
+        return rows.stream().map(row -> new EventStore.LoggedEvent(row.id(), row.json())).toList();
+    }
+}

@@ -1,0 +1,75 @@
+package eu.arrowhead.eventhandler.store;
+
+import java.time.Duration;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The database log's upkeep, run on the store's retention thread: {@link #deleteExpired} deletes what the
+ * retention settings no longer keep, {@link #compactStore} keeps H2's file in few chunks. A database that cannot
+ * be reached now is dealt with next time.
+ */
+final class RetentionTask {
+    private static final Logger LOG = LoggerFactory.getLogger(RetentionTask.class);
+    /** How often {@link #compactStore} runs: at 1 000 commits a second, some 2.5 MB of chunk objects. */
+    static final Duration COMPACT_EVERY = Duration.ofSeconds(10);
+
+    private final EventDatabase database;
+    private final MissingRanges missing;
+    private final Duration retentionAge;
+    private final long retentionEvents;
+    private final Duration checkEvery;
+
+    /**
+     * @param retentionAge    events older than this are deleted; zero keeps them
+     * @param retentionEvents only the newest this many events are kept; 0 keeps them all
+     * @param checkEvery      how long after one retention run the next starts
+     */
+    RetentionTask(EventDatabase database, MissingRanges missing, Duration retentionAge, long retentionEvents,
+                  Duration checkEvery) {
+        this.database = database;
+        this.missing = missing;
+        this.retentionAge = retentionAge;
+        this.retentionEvents = retentionEvents;
+        this.checkEvery = checkEvery;
+    }
+
+    /** Both steps: retention at once and every {@code checkEvery}, compaction every {@link #COMPACT_EVERY}. */
+    List<EventStore.PeriodicTask> tasks() {
+        return List.of(new EventStore.PeriodicTask(this::deleteExpired, Duration.ZERO, checkEvery),
+                new EventStore.PeriodicTask(this::compactStore, COMPACT_EVERY, COMPACT_EVERY));
+    }
+
+    /** Deletes the prefix of the log that the retention settings no longer keep, and records it as gone. */
+    void deleteExpired() {
+        long upTo = 0;
+        try {
+            if (!retentionAge.isZero()) {
+                upTo = database.lastIdBefore(System.currentTimeMillis() - retentionAge.toMillis());
+            }
+            if (retentionEvents > 0) {
+                upTo = Math.max(upTo, database.idBeforeNewest(retentionEvents));
+            }
+            if (upTo == 0) {
+                return;
+            }
+            long deleted = database.deleteUpTo(upTo);
+            missing.deletedUpTo(upTo);
+            if (deleted > 0) {
+                LOG.info("retention deleted {} events up to id {}", deleted, upTo);
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("retention could not run: {}; it will run again", EventDatabase.describe(e));
+        }
+    }
+
+    /** Keeps H2's store file in few chunks ({@link EventDatabase#compactEmbeddedStore}). */
+    void compactStore() {
+        try {
+            database.compactEmbeddedStore();
+        } catch (RuntimeException e) {
+            LOG.debug("the event store's file was not compacted: {}", e.toString());
+        }
+    }
+}
