@@ -16,4 +16,12 @@ interface BatchSink {
 
     /** Whether the database answers now; asked while writes fail, to know when to try again. */
     boolean reachable();
+
+    /**
+     * The last id recorded by a committed {@link #write}. Asked before writing again after a write failed,
+     * since a commit may have happened with only its answer lost (a connection cut after the commit).
+     *
+     * @throws RuntimeException if the database cannot be read
+     */
+    long lastWrittenId();
 }

@@ -308,6 +308,13 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     }
 
     @Override
+    public long lastWrittenId() {
+        StateRecord lastId = sessions.fromStatelessTransaction(
+                session -> session.get(StateRecord.class, StateRecord.LAST_ID));
+        return lastId == null ? 0 : lastId.value();
+    }
+
+    @Override
     public boolean reachable() {
         try (Connection connection = dataSource.getConnection()) {
             return connection.isValid((int) Math.max(1, dataSource.getValidationTimeout() / 1000));

@@ -82,6 +82,8 @@ final class JournalWriter {
     private long behindLoggedNanos;
     private boolean behindLogged;
     private volatile boolean up = true;
+    /** Whether the last write failed; its commit may still have happened. Only the writer thread uses it. */
+    private boolean lastWriteFailed;
     private volatile String lastError;
     private volatile Instant downSince;
     private final LongAdder written = new LongAdder();
@@ -283,12 +285,23 @@ final class JournalWriter {
         // Taken after the batch: a range dropped meanwhile lies beyond it and is saved with this commit or the next.
         List<MissingRanges.Range> ranges = missing.unsaved();
         try {
-            sink.write(batch, ranges);
+            List<WriteBuffer.Entry> unwritten = lastWriteFailed ? notYetCommitted(batch) : batch;
+            if (unwritten.isEmpty()) {
+                // The failed attempt had committed it all: the ranges go with the next commit or the clean stop.
+                ranges = List.of();
+            } else {
+                sink.write(unwritten, ranges);
+            }
         } catch (RuntimeException e) {
+            lastWriteFailed = true;
             failed(e);
             return false;
         }
+        lastWriteFailed = false;
         missing.saved(ranges);
+        // Before drain() can see the buffer empty, so that a drained writer's status adds up.
+        written.add(count);
+        markUp();
         lock.lock();
         try {
             buffer.committed();
@@ -300,8 +313,6 @@ final class JournalWriter {
         } finally {
             lock.unlock();
         }
-        markUp();
-        written.add(count);
         for (WriteBuffer.Entry entry : batch) {
             if (entry.afterCommit() != null) {
                 try {
@@ -315,6 +326,24 @@ final class JournalWriter {
             }
         }
         return true;
+    }
+
+    /**
+     * The entries of a batch after the last id the log has recorded. The batch after a failed write starts
+     * with the failed one's entries (they are requeued in front), and that write either committed all of them
+     * or none, so this is a suffix of whole entries.
+     */
+    private List<WriteBuffer.Entry> notYetCommitted(List<WriteBuffer.Entry> batch) {
+        long inLog = sink.lastWrittenId();
+        int from = 0;
+        while (from < batch.size() && batch.get(from).lastId() <= inLog) {
+            from++;
+        }
+        if (from > 0) {
+            LOG.info("the event store had committed events up to {} although the write reported a failure;"
+                    + " they are not written twice", inLog);
+        }
+        return batch.subList(from, batch.size());
     }
 
     private void failed(RuntimeException e) {

@@ -182,6 +182,22 @@ class JournalWriterTest {
         assertEquals(3, writer.status().bufferedEvents());
     }
 
+    @Test
+    void aCommitWhoseAnswerWasLostIsNotWrittenTwice() throws Exception {
+        database.loseNextAnswer = true;
+        start(StoreMode.ASYNC, 100);
+        writer.append(1, events(2), null);
+        Await.until("the first write fails", WAIT, () -> writer.status().failedTransactions() == 1);
+        writer.append(3, events(1), null);
+
+        assertTrue(writer.drain(WAIT), "the writer did not catch up");
+        assertEquals(List.of(List.of(1L, 2L), List.of(3L)), database.transactions());
+        EventStore.Status status = writer.status();
+        assertEquals("UP", status.status());
+        assertEquals(3, status.writtenEvents());
+        assertEquals(3, status.lastLoggedId());
+    }
+
     private static List<IncomingEvent> events(int count) {
         List<IncomingEvent> events = new ArrayList<>();
         for (int i = 0; i < count; i++) {
@@ -198,6 +214,8 @@ class JournalWriterTest {
         private final List<MissingRanges.Range> savedRanges = new CopyOnWriteArrayList<>();
         private volatile CountDownLatch held;
         private volatile boolean down;
+        /** The next transaction commits, then reports a failure, as a connection cut after the commit does. */
+        private volatile boolean loseNextAnswer;
 
         /** Transactions from now on wait until {@link #release}. */
         void hold() {
@@ -240,9 +258,23 @@ class JournalWriterTest {
             if (down) {
                 throw new IllegalStateException("the database is down");
             }
+            List<Long> ids = batch.stream()
+                    .flatMap(entry -> LongStream.rangeClosed(entry.firstId(), entry.lastId()).boxed()).toList();
+            if (ids.stream().anyMatch(committedIds()::contains)) {
+                throw new IllegalStateException("duplicate primary key: " + ids);
+            }
             savedRanges.addAll(missing);
-            transactions.add(batch.stream()
-                    .flatMap(entry -> LongStream.rangeClosed(entry.firstId(), entry.lastId()).boxed()).toList());
+            transactions.add(ids);
+            if (loseNextAnswer) {
+                loseNextAnswer = false;
+                throw new IllegalStateException("the connection broke after the commit");
+            }
+        }
+
+        @Override
+        public long lastWrittenId() {
+            List<Long> ids = committedIds();
+            return ids.isEmpty() ? 0 : ids.get(ids.size() - 1);
         }
 
         @Override
