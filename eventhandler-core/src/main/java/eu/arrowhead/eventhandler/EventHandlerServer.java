@@ -18,6 +18,7 @@ import eu.arrowhead.eventhandler.http.StrictHttpCodec;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
 import eu.arrowhead.eventhandler.publish.PublishHandler;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
@@ -202,9 +203,12 @@ public final class EventHandlerServer implements AutoCloseable {
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
         PublisherWrites publisher = new PublisherWrites(hub, config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
+        IdempotencyKeys idempotencyKeys = new IdempotencyKeys(config.idempotencyWindow(),
+                config.idempotencyMaxKeys(), System::nanoTime);
+        metrics.observe(idempotencyKeys);
         PublishHandler publishes = new PublishHandler(publisher, journal,
                 validator, authorizer, config.maxBatchEvents(), config.storeSyncTimeout(),
-                metrics::publishHandled);
+                metrics::publishHandled, idempotencyKeys);
         ResourceConfig resources = new ResourceConfig()
                 .register(new EchoResource())
                 .register(new HealthResource(store))

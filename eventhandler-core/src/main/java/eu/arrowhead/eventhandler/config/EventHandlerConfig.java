@@ -30,6 +30,8 @@ public record EventHandlerConfig(
         int maxRequestBytes,
         int maxBatchEvents,
         Duration timestampTolerance,
+        Duration idempotencyWindow,
+        int idempotencyMaxKeys,
         Duration heartbeat,
         Duration sseRetry,
         SubscriberLimits subscriberLimits,
@@ -95,6 +97,8 @@ public record EventHandlerConfig(
                 v.integer("publish.max-request-bytes", 1, 256 << 20),
                 v.integer("publish.max-batch-events", 1, 1_000_000),
                 v.seconds("publish.timestamp-tolerance-seconds", 1),
+                v.seconds("publish.idempotency-window-seconds", 1),
+                v.integer("publish.idempotency-max-keys", 1, 10_000_000),
                 v.seconds("sse.heartbeat-seconds", 1),
                 v.millis("sse.retry-millis", 100, 3_600_000),
                 SubscriberLimits.from(v, heap),
@@ -130,6 +134,7 @@ public record EventHandlerConfig(
         v.requireAllRead();
         config.requireOnePublishFitsTheStoreBuffer();
         requireBodiesFitTheHeap(config);
+        config.requireIdempotencyKeysFitTheHeap();
         config.requirePartsFitTheHeap();
         IneffectiveSettings.refuse(config, changedFromDefaults(raw));
         return config;
@@ -189,6 +194,22 @@ public record EventHandlerConfig(
                     + " MiB (" + each + "), more than the " + (heap.allParts() >> 20) + " MiB (11/16 of the"
                     + " maximum heap) they may take beside the server's own objects; lower the keys you raised,"
                     + " or give the JVM more heap (-Xmx)");
+        }
+    }
+
+    /**
+     * Heap one remembered {@code Idempotency-Key} may take, at most: the key (up to 128 characters) and the
+     * caller's name as strings, its entry and the map's node. The keys come out of the server's own share.
+     */
+    public static final long IDEMPOTENCY_KEY_BYTES = 448;
+
+    private void requireIdempotencyKeysFitTheHeap() {
+        long budget = heap.maxHeapBytes() / 16;
+        if ((long) idempotencyMaxKeys * IDEMPOTENCY_KEY_BYTES > budget) {
+            throw new ConfigException("configuration key 'publish.idempotency-max-keys' has the value '"
+                    + idempotencyMaxKeys + "'; at up to " + IDEMPOTENCY_KEY_BYTES + " bytes each the keys may take"
+                    + " at most a sixteenth of the heap, " + budget / IDEMPOTENCY_KEY_BYTES + " keys with this"
+                    + " JVM's -Xmx: lower it or give the JVM more heap");
         }
     }
 

@@ -7,6 +7,7 @@ import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -60,6 +61,16 @@ public final class BrokerMetrics {
                 .classicOnly()
                 .classicUpperBounds(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1)
                 .register(registry);
+    }
+
+    /** Adds the gauge and counter of the publishes' {@code Idempotency-Key} answers. */
+    public void observe(IdempotencyKeys keys) {
+        registry.register(() -> MetricSnapshots.of(
+                gauge("eventhandler_idempotency_keys", "Idempotency-Key answers held (at most"
+                        + " publish.idempotency-max-keys)", keys.size()),
+                counter("eventhandler_idempotency_keys_forgotten_early", "Idempotency keys forgotten before"
+                        + " publish.idempotency-window-seconds because publish.idempotency-max-keys were held: a"
+                        + " retry with one of them publishes again", keys.forgottenEarly())));
     }
 
     /** Adds the gauges and counters read from the hub and the open streams at each scrape. */

@@ -49,6 +49,10 @@ import org.glassfish.grizzly.http.server.Response;
  *
  * <p>Every event is checked with {@link Authorizer#requirePublish} before any is accepted: in secure mode a
  * batch with one event the caller may not publish is refused whole (403).
+ *
+ * <p>A request with an {@code Idempotency-Key} header is answered from {@link IdempotencyKeys} when it repeats
+ * a recent one: a publisher's retry after a lost answer gets the first attempt's ids, and nothing is published
+ * twice.
  */
 public final class PublishHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/publish";
@@ -61,6 +65,7 @@ public final class PublishHandler extends HttpHandler {
     private final int maxBatchEvents;
     private final Duration commitTimeout;
     private final LongConsumer handlingNanos;
+    private final IdempotencyKeys idempotencyKeys;
     private final ObjectReader oneReader = JsonMapper.get().readerFor(EventPublishRequest.class);
     private final ObjectReader batchReader = JsonMapper.get().readerFor(EventPublishRequest[].class);
 
@@ -69,10 +74,11 @@ public final class PublishHandler extends HttpHandler {
      * @param journal       the hub's journal, asked before a body is parsed whether it can take an event at all
      * @param commitTimeout longest wait for the event store's commit (store.mode=sync)
      * @param handlingNanos told how long each accepted publish took to handle, in nanoseconds
+     * @param idempotencyKeys the answers to recent publishes with an {@code Idempotency-Key}
      */
     public PublishHandler(PublisherWrites publisher, EventJournal journal,
                           EventValidator validator, Authorizer authorizer, int maxBatchEvents, Duration commitTimeout,
-                          LongConsumer handlingNanos) {
+                          LongConsumer handlingNanos, IdempotencyKeys idempotencyKeys) {
         this.publisher = publisher;
         this.journal = journal;
         this.validator = validator;
@@ -80,6 +86,7 @@ public final class PublishHandler extends HttpHandler {
         this.maxBatchEvents = maxBatchEvents;
         this.commitTimeout = commitTimeout;
         this.handlingNanos = handlingNanos;
+        this.idempotencyKeys = idempotencyKeys;
     }
 
     /** Whether a request to {@code path} is this handler's. */
@@ -127,14 +134,47 @@ public final class PublishHandler extends HttpHandler {
         }
         Caller caller = Caller.of(request);
         authorizer.requireIdentified(caller);
+        String key = IdempotencyKeys.checkedKey(request.getHeader(IdempotencyKeys.HEADER));
+        if (key == null) {
+            return publish(caller, path, null, read(request.getInputStream()));
+        }
+        byte[] body = read(request.getInputStream());
+        IdempotencyKeys.Claim claim = idempotencyKeys.claim(String.valueOf(caller.systemName()), key, path, body);
+        if (!claim.fresh()) {
+            return answer(path, claim.firstId(), claim.count());
+        }
+        try {
+            return publish(caller, path, claim, body);
+        } catch (IOException | RuntimeException e) {
+            claim.failed();
+            throw e;
+        }
+    }
+
+    /**
+     * @param claim the request's {@link IdempotencyKeys} claim, told the ids once the hub gives them; {@code null}
+     *              for a request without a key
+     */
+    private byte[] publish(Caller caller, String path, IdempotencyKeys.Claim claim, byte[] body) throws IOException {
         // A flood the event store cannot keep up with is refused before its body is parsed: parsing is what an
         // overloaded server would spend its time on, for nothing.
         journal.requireRoom();
         long start = System.nanoTime();
-        byte[] answer = path.equals(PATH) ? publishOne(caller, read(request.getInputStream()))
-                : publishBatch(caller, read(request.getInputStream()));
+        byte[] answer = path.equals(PATH) ? publishOne(caller, claim, body) : publishBatch(caller, claim, body);
         handlingNanos.accept(System.nanoTime() - start);
         return answer;
+    }
+
+    /** The answer to a publish of {@code count} events given ids from {@code firstId}. */
+    private static byte[] answer(String path, long firstId, int count) {
+        if (path.equals(PATH)) {
+            return ("{\"id\":" + firstId + "}").getBytes(StandardCharsets.US_ASCII);
+        }
+        StringBuilder out = new StringBuilder(16 + count * 8).append("{\"ids\":[");
+        for (int i = 0; i < count; i++) {
+            out.append(i == 0 ? "" : ",").append(firstId + i);
+        }
+        return out.append("]}").toString().getBytes(StandardCharsets.US_ASCII);
     }
 
     /** As JAX-RS matched {@code @Consumes(application/json)}: parameters and wildcards allowed, none is JSON. */
@@ -153,15 +193,14 @@ public final class PublishHandler extends HttpHandler {
         return (main.equals("application") || main.equals("*")) && (sub.equals("json") || sub.equals("*"));
     }
 
-    private byte[] publishOne(Caller caller, byte[] body) throws IOException {
+    private byte[] publishOne(Caller caller, IdempotencyKeys.Claim claim, byte[] body) throws IOException {
         EventPublishRequest request = oneReader.readValue(body);
         IncomingEvent event = validator.validate(request, Instant.now(), "");
         authorizer.requirePublish(caller, event.sourceKey(), event.eventType());
-        long id = accept(List.of(event));
-        return ("{\"id\":" + id + "}").getBytes(StandardCharsets.US_ASCII);
+        return answer(PATH, accept(List.of(event), claim), 1);
     }
 
-    private byte[] publishBatch(Caller caller, byte[] body) throws IOException {
+    private byte[] publishBatch(Caller caller, IdempotencyKeys.Claim claim, byte[] body) throws IOException {
         EventPublishRequest[] requests = batchReader.readValue(body);
         if (requests == null || requests.length == 0) {
             throw RequestException.badPayload("a batch is a JSON array of 1 or more events");
@@ -182,18 +221,16 @@ public final class PublishHandler extends HttpHandler {
                 throw new RequestException(e.status(), e.exceptionType(), "event " + i + ": " + e.getMessage());
             }
         }
-        long first = accept(events);
-        StringBuilder out = new StringBuilder(16 + events.size() * 8).append("{\"ids\":[");
-        for (int i = 0; i < events.size(); i++) {
-            out.append(i == 0 ? "" : ",").append(first + i);
-        }
-        return out.append("]}").toString().getBytes(StandardCharsets.US_ASCII);
+        return answer(BATCH_PATH, accept(events, claim), events.size());
     }
 
     /** Publishes and, with store.mode=sync, waits for the commit: the 200 then means "in the log". */
-    private long accept(List<IncomingEvent> events) {
+    private long accept(List<IncomingEvent> events, IdempotencyKeys.Claim claim) {
         Hub.Accepted accepted = publisher.publish(events);
         CompletableFuture<Void> committed = accepted.committed();
+        if (claim != null) {
+            claim.accepted(accepted.firstId(), events.size(), committed);
+        }
         if (!committed.isDone() || committed.isCompletedExceptionally()) {
             try {
                 committed.get(commitTimeout.toNanos(), TimeUnit.NANOSECONDS);

@@ -10,11 +10,12 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A TCP forwarder on a loopback port that a test can cut, hang and restore: how the tests take a real
  * database away from the server (an outage, or one that stops answering) and give it back, without stopping
- * the database itself.
+ * the database itself. It can also lose one answer: a network that failed after the target had acted.
  */
 public final class TcpProxy implements AutoCloseable {
     private final int port;
@@ -23,6 +24,9 @@ public final class TcpProxy implements AutoCloseable {
     private volatile ServerSocket listener;
     /** Guarded by {@code this}: while set, no byte passes and new connections are not forwarded. */
     private boolean hung;
+    /** Guarded by {@code this}: the next bytes from the target close their connection instead of passing. */
+    private boolean loseNextAnswer;
+    private final AtomicInteger accepted = new AtomicInteger();
 
     public TcpProxy(String targetHost, int targetPort) {
         this.target = new InetSocketAddress(targetHost, targetPort);
@@ -73,6 +77,25 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * The next bytes the target sends, on any connection, do not reach the client: both ends of that
+     * connection are closed instead. The request reached the target, and its answer is lost.
+     */
+    public synchronized void loseNextAnswer() {
+        loseNextAnswer = true;
+    }
+
+    /** Connections accepted from clients. */
+    public int accepted() {
+        return accepted.get();
+    }
+
+    private synchronized boolean takeLostAnswer() {
+        boolean lose = loseNextAnswer;
+        loseNextAnswer = false;
+        return lose;
+    }
+
     private synchronized void flow() {
         hung = false;
         notifyAll();
@@ -93,6 +116,7 @@ public final class TcpProxy implements AutoCloseable {
         while (!socket.isClosed()) {
             try {
                 Socket client = socket.accept();
+                accepted.incrementAndGet();
                 sockets.add(client);
                 awaitFlow();
                 if (client.isClosed()) {
@@ -107,20 +131,23 @@ public final class TcpProxy implements AutoCloseable {
                     closeQuietly(server);
                     continue;
                 }
-                pump(client, server);
-                pump(server, client);
+                pump(client, server, false);
+                pump(server, client, true);
             } catch (IOException e) {
                 return;
             }
         }
     }
 
-    private void pump(Socket from, Socket to) {
+    private void pump(Socket from, Socket to, boolean answers) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[16 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 for (int n; (n = in.read(buffer)) >= 0; ) {
                     awaitFlow();
+                    if (answers && takeLostAnswer()) {
+                        return; // closes both below: the client never sees the answer
+                    }
                     out.write(buffer, 0, n);
                     out.flush();
                 }

@@ -54,6 +54,7 @@ public final class EventPublisher implements AutoCloseable {
     private final SystemRequest source;
     private final Duration readTimeout;
     private final Transport transport;
+    private final RequestKeys requestKeys = new RequestKeys();
     private final Transport.Endpoint publishEndpoint;
     private final Transport.Endpoint batchEndpoint;
     private final Retrier retrier;
@@ -137,8 +138,9 @@ public final class EventPublisher implements AutoCloseable {
         if (batch.isEmpty()) {
             return List.of();
         }
+        String key = requestKeys.next();
         List<Long> ids = retrier.run(BATCH, () -> {
-            BatchPublishResponse answer = transport.post(BATCH, batchEndpoint, batch, BatchPublishResponse.class);
+            BatchPublishResponse answer = transport.post(BATCH, batchEndpoint, batch, key, BatchPublishResponse.class);
             if (answer.ids() == null || answer.ids().size() != batch.size()) {
                 throw PublishException.unreadableAnswer(BATCH, 200, new IllegalStateException(
                         "expected " + batch.size() + " ids, got " + answer.ids()));
@@ -228,8 +230,9 @@ public final class EventPublisher implements AutoCloseable {
     }
 
     private long send(EventPublishRequest event) throws PublishException {
+        String key = requestKeys.next();
         long id = retrier.run(PUBLISH,
-                () -> transport.post(PUBLISH, publishEndpoint, event, PublishResponse.class)).id();
+                () -> transport.post(PUBLISH, publishEndpoint, event, key, PublishResponse.class)).id();
         LOG.debug("published {} as id {}", event.eventType(), id);
         return id;
     }

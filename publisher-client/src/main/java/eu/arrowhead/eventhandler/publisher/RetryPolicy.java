@@ -19,12 +19,16 @@ import java.util.Objects;
  * </ul>
  * Any other answer, every {@code 4xx} in particular, is final: the same request would be refused again.
  *
- * <h2>At-least-once, or at-most-once</h2>
- * Because of the last kind, a policy with more than one attempt delivers <em>at least once</em>: a retry can
- * publish an event that the server had already accepted, and subscribers then receive it twice, under two
- * different ids. Only the payload (or metadata the publisher puts there, such as its own sequence number)
- * can tell the copies apart. Use {@link #NONE} for <em>at most once</em>: every failure is reported at
- * once, and an event whose answer was lost may or may not have been published.
+ * <h2>Exactly-once, at-least-once, or at-most-once</h2>
+ * Every publish carries an {@code Idempotency-Key} header, the same for all its attempts. This Event Handler
+ * remembers keys for {@code publish.idempotency-window-seconds} (120 s by default): a retry of a publish the
+ * server had already accepted gets the first attempt's ids and publishes nothing, so retries are
+ * <em>exactly once</em> within that window (and while the server keeps the key: at most
+ * {@code publish.idempotency-max-keys} of them). A server that ignores the header, such as the Arrowhead 4.x
+ * Event Handler, makes a policy with more than one attempt deliver <em>at least once</em>: a retry can publish
+ * an event that the server had already accepted, and subscribers then receive it twice, under two different
+ * ids. Use {@link #NONE} for <em>at most once</em>: every failure is reported at once, and an event whose
+ * answer was lost may or may not have been published.
  *
  * <h2>Backoff</h2>
  * After failed attempt {@code n} the publisher waits {@code initialBackoff × 2^(n-1)}, at most

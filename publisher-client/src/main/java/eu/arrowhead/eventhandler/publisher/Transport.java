@@ -122,10 +122,11 @@ final class Transport implements AutoCloseable {
      * so that its connection goes back to the pool.
      *
      * @param what names the operation in messages ("publish")
+     * @param key  the request's {@code Idempotency-Key}, the same for each attempt of one publish
      */
-    <T> T post(String what, Endpoint endpoint, Object body, Class<T> answerType) throws PublishException {
+    <T> T post(String what, Endpoint endpoint, Object body, String key, Class<T> answerType) throws PublishException {
         try {
-            return exchange(what, endpoint, body, answerType);
+            return exchange(what, endpoint, body, key, answerType);
         } catch (RuntimeException e) {
             // Jersey's own failures, as when the publisher is closed under a running publish ("Client instance
             // has been closed") or close() interrupts Jersey's start: another attempt would fare no better.
@@ -133,12 +134,13 @@ final class Transport implements AutoCloseable {
         }
     }
 
-    private <T> T exchange(String what, Endpoint endpoint, Object body, Class<T> answerType)
+    private <T> T exchange(String what, Endpoint endpoint, Object body, String key, Class<T> answerType)
             throws PublishException {
         Response response;
         try {
             response = endpoint.target().request(MediaType.APPLICATION_JSON_TYPE)
                     .header(HttpHeaders.USER_AGENT, USER_AGENT)
+                    .header(RequestKeys.HEADER, key)
                     .post(Entity.entity(WRITER.writeValueAsBytes(body), MediaType.APPLICATION_JSON_TYPE));
         } catch (JsonProcessingException e) {
             throw PublishException.failed(what + " to " + endpoint.uri() + " failed: the request cannot be"

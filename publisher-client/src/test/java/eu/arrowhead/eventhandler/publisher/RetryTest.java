@@ -11,9 +11,11 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.TcpProxy;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -103,6 +105,22 @@ class RetryTest {
             assertTrue(e.getMessage().contains(": no answer in time: "), e.getMessage());
             Await.until("both attempts have connected", WAIT, () -> silent.accepted() >= 2);
             assertEquals(2, silent.accepted(), "the request was sent again, on a new connection");
+        }
+    }
+
+    @Test
+    void aRetryAfterALostAnswerGetsTheFirstIdAndPublishesNothingTwice() throws Exception {
+        try (TestServer server = TestServer.start();
+             TcpProxy proxy = new TcpProxy("127.0.0.1", server.port());
+             EventPublisher publisher = EventPublisher.builder(URI.create("http://127.0.0.1:" + proxy.port()))
+                     .retryPolicy(RetryPolicy.of(3, Duration.ofMillis(10), Duration.ofMillis(10))).build()) {
+            proxy.loseNextAnswer();
+            long id = publisher.publish(EventPublishRequest.of("exactly.once", "x"));
+            List<Long> batch = publisher.publishBatch(List.of(EventPublishRequest.of("exactly.once", "y")));
+
+            assertEquals(2, proxy.accepted(), "the first answer was lost and the publish sent again");
+            assertEquals(2, TestSupport.publishedTo(server, "exactly.once"), "an event was published twice");
+            assertEquals(id + 1, batch.get(0));
         }
     }
 

@@ -1,0 +1,111 @@
+package eu.arrowhead.eventhandler.publish;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class IdempotencyKeysTest {
+    private static final String PATH = "/eventhandler/publish";
+    private static final byte[] BODY = "{\"eventType\":\"t\",\"payload\":\"p\"}".getBytes(StandardCharsets.UTF_8);
+    private static final CompletableFuture<Void> COMMITTED = CompletableFuture.completedFuture(null);
+
+    private final AtomicLong nanos = new AtomicLong();
+    private final IdempotencyKeys keys = new IdempotencyKeys(Duration.ofSeconds(60), 3, nanos::get);
+
+    private IdempotencyKeys.Claim publish(String key, long firstId, int count) {
+        IdempotencyKeys.Claim claim = keys.claim("caller", key, PATH, BODY);
+        assertTrue(claim.fresh(), key + " was known");
+        claim.accepted(firstId, count, COMMITTED);
+        return claim;
+    }
+
+    @Test
+    void aRepeatWithinTheWindowIsAnsweredWithTheFirstIds() {
+        publish("k", 41, 2);
+        IdempotencyKeys.Claim repeat = keys.claim("caller", "k", PATH, BODY);
+        assertFalse(repeat.fresh());
+        assertEquals(41, repeat.firstId());
+        assertEquals(2, repeat.count());
+    }
+
+    @Test
+    void aKeyIsForgottenWhenItsWindowEnds() {
+        publish("k", 1, 1);
+        nanos.addAndGet(Duration.ofSeconds(60).toNanos());
+        assertTrue(keys.claim("caller", "k", PATH, BODY).fresh());
+        assertEquals(1, keys.size());
+    }
+
+    @Test
+    void anotherCallersKeyIsAnotherKey() {
+        publish("k", 1, 1);
+        assertTrue(keys.claim("another", "k", PATH, BODY).fresh());
+    }
+
+    @Test
+    void theSameKeyForAnotherBodyOrPathIsA422() {
+        publish("k", 1, 1);
+        RequestException body = assertThrows(RequestException.class,
+                () -> keys.claim("caller", "k", PATH, "{}".getBytes(StandardCharsets.UTF_8)));
+        assertEquals(422, body.status());
+        RequestException path = assertThrows(RequestException.class,
+                () -> keys.claim("caller", "k", PATH + "/batch", BODY));
+        assertEquals(422, path.status());
+    }
+
+    @Test
+    void aRepeatWhileTheFirstIsHandledOrUncommittedIsToldToAskAgain() {
+        IdempotencyKeys.Claim first = keys.claim("caller", "k", PATH, BODY);
+        assertThrows(HubUnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
+
+        CompletableFuture<Void> commit = new CompletableFuture<>();
+        first.accepted(7, 1, commit);
+        first.failed(); // the commit did not come in time: the key must stay
+        assertThrows(HubUnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
+
+        commit.complete(null);
+        assertEquals(7, keys.claim("caller", "k", PATH, BODY).firstId());
+    }
+
+    @Test
+    void aRequestRefusedBeforeItsIdsOrWhoseCommitFailedIsPublishedByTheRepeat() {
+        keys.claim("caller", "refused", PATH, BODY).failed();
+        assertTrue(keys.claim("caller", "refused", PATH, BODY).fresh());
+
+        IdempotencyKeys.Claim first = keys.claim("caller", "failed", PATH, BODY);
+        first.accepted(9, 1, CompletableFuture.failedFuture(new HubUnavailableException("the store failed")));
+        assertTrue(keys.claim("caller", "failed", PATH, BODY).fresh());
+    }
+
+    @Test
+    void pastTheMostKeysTheOldestAreForgottenAndCounted() {
+        publish("a", 1, 1);
+        publish("b", 2, 1);
+        publish("c", 3, 1);
+        publish("d", 4, 1);
+        assertEquals(3, keys.size());
+        assertEquals(1, keys.forgottenEarly());
+        assertTrue(keys.claim("caller", "a", PATH, BODY).fresh(), "the oldest key was kept");
+        assertFalse(keys.claim("caller", "d", PATH, BODY).fresh());
+    }
+
+    @Test
+    void aKeyIsOneToAHundredAndTwentyEightVisibleAsciiCharacters() {
+        assertEquals(null, IdempotencyKeys.checkedKey(null));
+        assertEquals("0b1e-4c", IdempotencyKeys.checkedKey("0b1e-4c"));
+        assertEquals("x".repeat(128), IdempotencyKeys.checkedKey("x".repeat(128)));
+        for (String bad : new String[] {"", "x".repeat(129), "a b", "é", "tab\t"}) {
+            assertEquals(400, assertThrows(RequestException.class, () -> IdempotencyKeys.checkedKey(bad)).status(),
+                    bad);
+        }
+    }
+}
