@@ -18,12 +18,17 @@ public record SubscriberLimits(int maxCount, long streamsHeapBytes, long queueMa
     /**
      * Heap an idle SSE stream holds besides its request headers: Grizzly's connection, request and response
      * state and our subscriber. Measured with {@code jcmd PID GC.class_histogram} on a server holding
-     * 1 000 to 3 000 idle streams, see docs/reliability.md: 13.2 KiB with 2 short headers, 18.4 KiB with
-     * a browser's 15, 21.4 KiB with one of 8 000 bytes, 49.8 KiB with 99.
+     * 1 000 to 3 000 idle streams, see docs/reliability.md: 10.9 KiB (11 203 bytes) with 3 short headers,
+     * 12.0 KiB with 93, 18.8 KiB with one of 8 000 bytes. Charged a little above that, and the header fields
+     * that Grizzly holds until the response's headers are written (about 400 bytes each, then given back by
+     * {@code OpenStreamRelease}) fit in the heap the subscribers' share leaves over.
      */
-    public static final long STREAM_BASE_BYTES = 12_800;
-    /** Heap each request header holds for as long as its stream is open, besides its bytes (measured too). */
-    public static final long STREAM_HEADER_BYTES = 400;
+    public static final long STREAM_BASE_BYTES = 11_400;
+    /**
+     * Heap each request header holds for as long as its stream is open, besides its bytes: its separators in
+     * the request's read buffer, which the request line keeps alive (measured too).
+     */
+    public static final long STREAM_HEADER_BYTES = 16;
     /** The least a stream is charged: one short header (HTTP/1.1 requires Host). */
     public static final long MIN_STREAM_BYTES = STREAM_BASE_BYTES + STREAM_HEADER_BYTES + 16;
     /** One subscriber's queue, by default: a quarter of all queues' bytes, at most this. */

@@ -6,9 +6,10 @@ import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.util.MimeHeaders;
 
 /**
- * The heap an SSE stream holds while it is open, estimated from its request: Grizzly keeps the request,
- * its headers and their bytes for the life of the stream, so a client that sends 99 short headers holds
- * four times what a bare request does. The supervisor charges each stream this much against the
+ * The heap an SSE stream holds while it is open, estimated from its request: Grizzly keeps the request and
+ * the bytes it was read from for the life of the stream, so a client that sends a header of 8 000 bytes
+ * holds 70% more than a bare request does. (The header fields themselves are given back once the response's
+ * headers are written, {@link OpenStreamRelease}.) The supervisor charges each stream this much against the
  * subscribers' share of the heap ({@link SubscriberLimits#streamsHeapBytes}).
  */
 final class StreamHeap {

@@ -79,7 +79,10 @@ public final class SubscriberQueue implements Subscriber {
         }
     };
 
-    /** Frames sent before the queue: the opening comment, a gap notice, the replay. Writer thread only. */
+    /**
+     * Frames sent before the queue: the opening comment, a gap notice, the replay; emptied once written.
+     * Under the monitor.
+     */
     private List<PublishedEvent> preamble = List.of();
     private int preambleNext;
     /** Set under the monitor: from then on frames may have been written, and a refusal is too late. */
@@ -104,7 +107,7 @@ public final class SubscriberQueue implements Subscriber {
         this.heapCharge = heapCharge;
         this.connection = response.getRequest().getContext().getConnection();
         // The request's parameters are read by now, and the request lives as long as the stream.
-        RequestScratchBuffers.release(response.getRequest());
+        OpenStreamRelease.afterParameters(response.getRequest());
         this.memory = connection.getMemoryManager();
         // Grizzly's own default is 4 x the socket's send buffer (megabytes on loopback) per connection.
         connection.setMaxAsyncWriteQueueSize(sendBufferBytes);
@@ -351,6 +354,12 @@ public final class SubscriberQueue implements Subscriber {
                 if (written > 0) {
                     out.flush();
                     lastWriteNanos = System.nanoTime();
+                    if (preambleNext > 0 && preambleNext == preamble.size()) {
+                        // The headers and the opening frames are out: what only they needed can go.
+                        preamble = List.of();
+                        preambleNext = 0;
+                        OpenStreamRelease.afterCommit(response);
+                    }
                 }
                 more = hasNext();
                 // Ending the response writes its last chunk, which Grizzly would block on if the socket

@@ -22,8 +22,8 @@ class SubscriberLimitsTest {
             assertTrue(limits.maxCount() * SubscriberLimits.MIN_STREAM_BYTES + limits.totalQueueMaxBytes()
                     <= heap * 6 / 16);
         }
-        assertEquals(1_269, limits(64 * MIB, Map.of()).maxCount());
-        assertEquals(5_077, limits(256 * MIB, Map.of()).maxCount());
+        assertEquals(1_467, limits(64 * MIB, Map.of()).maxCount());
+        assertEquals(5_870, limits(256 * MIB, Map.of()).maxCount());
     }
 
     @Test
@@ -32,7 +32,7 @@ class SubscriberLimitsTest {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> limits(64 * MIB, Map.of("subscriber.max-count", "20000")));
         assertTrue(e.getMessage().contains("'subscriber.max-count' (20000) cannot hold within the heap"), e.getMessage());
-        assertTrue(e.getMessage().contains("holds 1269"), e.getMessage());
+        assertTrue(e.getMessage().contains("holds 1467"), e.getMessage());
     }
 
     @Test
