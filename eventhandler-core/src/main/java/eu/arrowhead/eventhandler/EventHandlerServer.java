@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.delivery.EventStreamHandler;
 import eu.arrowhead.eventhandler.delivery.PublisherWrites;
@@ -91,6 +92,7 @@ public final class EventHandlerServer implements AutoCloseable {
     private final Hub hub;
     private final StreamSupervisor supervisor;
     private final EventStore store;
+    private final ClusterNode cluster;
     private final PushSender pushSender;
     private final ExecutorService workers;
     private final ExecutorService writers;
@@ -102,7 +104,8 @@ public final class EventHandlerServer implements AutoCloseable {
     private final AtomicInteger closed = new AtomicInteger();
 
     private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
-                               StreamSupervisor supervisor, EventStore store, PushSender pushSender,
+                               StreamSupervisor supervisor, EventStore store, ClusterNode cluster,
+                               PushSender pushSender,
                                ExecutorService workers, ExecutorService writers, ExecutorService journalReaders,
                                ScheduledExecutorService ticker, ScheduledExecutorService retention,
                                Optional<ServiceRegistration> registration,
@@ -113,6 +116,7 @@ public final class EventHandlerServer implements AutoCloseable {
         this.hub = hub;
         this.supervisor = supervisor;
         this.store = store;
+        this.cluster = cluster;
         this.pushSender = pushSender;
         this.workers = workers;
         this.writers = writers;
@@ -138,18 +142,41 @@ public final class EventHandlerServer implements AutoCloseable {
                 ? PublisherAuthorization.connect(rules, config.security(), tls == null ? null : tls.context())
                 : null;
         EventStore store = null;
+        ClusterNode cluster = null;
         try {
-            store = openStore(config);
-            return start(config, store, tls, rules, publishers);
+            if (config.cluster().enabled()) {
+                cluster = ClusterNode.join(config.cluster(), nodeName(config));
+                store = cluster.store();
+            } else {
+                store = openStore(config);
+            }
+            return start(config, store, cluster, tls, rules, publishers);
         } catch (IOException | RuntimeException e) {
             if (store != null) {
                 store.close();
+            }
+            if (cluster != null) {
+                cluster.close();
             }
             if (publishers != null) {
                 publishers.close();
             }
             throw e;
         }
+    }
+
+    /** {@code cluster.node-name}, or the host name and process id. */
+    private static String nodeName(EventHandlerConfig config) {
+        if (!config.cluster().nodeName().isEmpty()) {
+            return config.cluster().nodeName();
+        }
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.net.UnknownHostException e) {
+            host = "localhost";
+        }
+        return host + "-" + ProcessHandle.current().pid();
     }
 
     /** The one place that names a journal backend: everything else holds the {@link EventStore}. */
@@ -165,8 +192,9 @@ public final class EventHandlerServer implements AutoCloseable {
         }
     }
 
-    private static EventHandlerServer start(EventHandlerConfig config, EventStore store, TlsMaterial tls,
-                                            Authorizer rules, PublisherAuthorization publishers) throws IOException {
+    private static EventHandlerServer start(EventHandlerConfig config, EventStore store, ClusterNode cluster,
+                                            TlsMaterial tls, Authorizer rules, PublisherAuthorization publishers)
+            throws IOException {
         Authorizer authorizer = publishers == null ? rules : publishers;
         EventJournal journal = store == null ? EventJournal.NONE : store;
         Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(),
@@ -175,7 +203,9 @@ public final class EventHandlerServer implements AutoCloseable {
         StreamSupervisor supervisor = new StreamSupervisor(hub, config.subscriberLimits(), config.heartbeat(),
                 config.subscriberWriteTimeout(), metrics::disconnected);
         metrics.observe(hub, supervisor);
-        if (store != null) {
+        if (cluster != null) {
+            metrics.observe(cluster);
+        } else if (store != null) {
             metrics.observe(store);
         }
 
@@ -208,10 +238,10 @@ public final class EventHandlerServer implements AutoCloseable {
         metrics.observe(idempotencyKeys);
         PublishHandler publishes = new PublishHandler(publisher, journal,
                 validator, authorizer, config.maxBatchEvents(), config.storeSyncTimeout(),
-                metrics::publishHandled, idempotencyKeys);
+                metrics::publishHandled, idempotencyKeys, cluster == null ? null : cluster.stream());
         ResourceConfig resources = new ResourceConfig()
                 .register(new EchoResource())
-                .register(new HealthResource(store))
+                .register(new HealthResource(store, cluster))
                 .register(new EventsResource(store, config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
                 .register(new SubscriptionsResource(pushSubscriptions, authorizer))
@@ -227,8 +257,9 @@ public final class EventHandlerServer implements AutoCloseable {
         EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
                 config.subscriberSendBufferBytes(), journal, journalReaders,
                 config.storeReplayPageEvents(), config.sseRetry());
+        // In cluster mode a publish waits for the stream's acknowledgement.
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
-                && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED;
+                && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED && cluster == null;
         RequestBodies bodies = new RequestBodies(config.bodyTimeout(), config.heap().requestBodies(),
                 new RequestBodies.Limit(config.maxRequestBytes(), "publish.max-request-bytes"),
                 new RequestBodies.Limit(config.maxBodyBytes(), "server.max-body-bytes"));
@@ -278,6 +309,9 @@ public final class EventHandlerServer implements AutoCloseable {
                 throw new IOException("cannot listen on " + config.serverHost() + ":" + config.serverPort() + ": "
                         + e.getMessage(), e);
             }
+            if (cluster != null) {
+                cluster.start(hub, supervisor);
+            }
         } catch (IOException | RuntimeException e) {
             http.shutdownNow();
             workers.shutdownNow();
@@ -289,6 +323,9 @@ public final class EventHandlerServer implements AutoCloseable {
             throw e;
         }
 
+        if (cluster != null) {
+            ticker.scheduleAtFixedRate(guarded(cluster::checkOutage), 200, 200, TimeUnit.MILLISECONDS);
+        }
         ticker.scheduleAtFixedRate(guarded(supervisor::tick), 1, 1, TimeUnit.SECONDS);
         long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));
         ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,
@@ -304,7 +341,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 config.serverHost(), listener.getPort(), tls != null, tls == null ? null : tls.context(),
                 tls == null ? null : tls.publicKey());
         registration.ifPresent(metrics::observe);
-        return new EventHandlerServer(config, http, front, hub, supervisor, store, pushSender, workers,
+        return new EventHandlerServer(config, http, front, hub, supervisor, store, cluster, pushSender, workers,
                 writers, journalReaders, ticker, retention, registration, publishers);
     }
 
@@ -362,6 +399,9 @@ public final class EventHandlerServer implements AutoCloseable {
             stopQuietly("event store retention", () -> finish(retention));
             if (store != null) {
                 stopQuietly("event store", store::close);
+            }
+            if (cluster != null) {
+                stopQuietly("cluster connection", cluster::close);
             }
             if (publisherAuthorization != null) {
                 stopQuietly("Authorization system client", publisherAuthorization::close);

@@ -62,6 +62,7 @@ public record EventHandlerConfig(
         SecurityConfig security,
         PushConfig push,
         ServiceRegistryConfig serviceRegistry,
+        ClusterConfig cluster,
         HeapBudget heap,
         Map<String, String> effective) {
 
@@ -129,6 +130,7 @@ public record EventHandlerConfig(
                 SecurityConfig.from(v),
                 PushConfig.from(v, heap),
                 ServiceRegistryConfig.from(v),
+                ClusterConfig.from(v),
                 heap,
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();

@@ -22,6 +22,11 @@ final class IneffectiveSettings {
             "store.pool-size", "store.timeout-seconds", "store.batch-events", "store.buffer-events", "store.buffer-bytes",
             "store.sync-timeout-seconds", "store.retention-seconds", "store.retention-events",
             "store.retention-check-seconds", "store.replay-page-events", "store.query-max-events");
+    /** What a node in cluster mode does not use: its log is the stream; replays and queries are still paged. */
+    private static final List<String> CLUSTER_STORE_KEYS = List.of("store.mode", "store.url", "store.user",
+            "store.password", "store.pool-size", "store.timeout-seconds", "store.batch-events", "store.buffer-events",
+            "store.buffer-bytes", "store.sync-timeout-seconds", "store.retention-seconds", "store.retention-events",
+            "store.retention-check-seconds");
     private static final List<String> RETRY_KEYS = List.of("push.retry-initial-millis", "push.retry-max-millis");
 
     private IneffectiveSettings() {
@@ -60,6 +65,12 @@ final class IneffectiveSettings {
         } else if (config.storeRetentionAge().isZero() && config.storeRetentionEvents() == 0) {
             refuseAny(set, List.of("store.retention-check-seconds"), "store.retention-seconds and"
                     + " store.retention-events are both 0: there is no retention to check");
+        }
+        if (!config.cluster().enabled()) {
+            refuseAny(set, ClusterConfig.KEYS, "cluster.enabled is false: this Event Handler runs alone");
+        } else {
+            refuseAny(set, CLUSTER_STORE_KEYS, "cluster.enabled is true: the event log is the cluster's JetStream"
+                    + " stream (cluster.*), not a database");
         }
         PushConfig push = config.push();
         if (push.maxRetries() == 0) {

@@ -12,6 +12,11 @@ public enum DisconnectReason {
     WRITE_FAILED,
     /** The server shut down. */
     SHUTDOWN,
+    /**
+     * Cluster mode: the node was cut off from NATS for {@code cluster.outage-grace-millis}; the client resumes
+     * on another node.
+     */
+    CUT_OFF,
     /** A page of the event log was sent; the client resumes for the next one. */
     REPLAY_PAGE,
     /**

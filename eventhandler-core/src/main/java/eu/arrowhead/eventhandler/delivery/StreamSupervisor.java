@@ -173,6 +173,14 @@ public final class StreamSupervisor {
     }
 
     /**
+     * Ends every open stream now, without writing what its queue holds: its client resumes with its
+     * {@code Last-Event-ID} (cluster mode, on another node), so nothing it did not receive is lost.
+     */
+    public void endAll(DisconnectReason reason) {
+        streams.forEach(stream -> stream.close(reason));
+    }
+
+    /**
      * Lets every stream write what it holds and end cleanly, then cuts off whatever is left at the
      * deadline. The hub must be closed first, so that nothing new arrives.
      *

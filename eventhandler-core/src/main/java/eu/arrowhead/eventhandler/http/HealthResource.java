@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.http;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.store.EventStore;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -10,33 +11,41 @@ import jakarta.ws.rs.core.Response;
 
 /**
  * {@code GET /eventhandler/mgmt/health}: 200 with {@code "status": "UP"} when everything works, 503 with
- * {@code "DEGRADED"} while the event store cannot write (events are still delivered live). The body
- * carries the store's state either way. ({@code /eventhandler/echo} stays Arrowhead's plain liveness check.)
+ * {@code "DEGRADED"} while the event store cannot write (events are still delivered live), or, in cluster mode,
+ * while the node is cut off from NATS (it refuses publishes and streams). The body carries the store's state and
+ * the node's view of the cluster either way. ({@code /eventhandler/echo} stays Arrowhead's plain liveness check.)
  */
 @Path("eventhandler/mgmt/health")
 public final class HealthResource {
     private final EventStore store;
+    private final ClusterNode cluster;
 
-    /** @param store the event store, or {@code null} when {@code store.mode=off} */
-    public HealthResource(EventStore store) {
+    /**
+     * @param store   the event store, or {@code null} when {@code store.mode=off}
+     * @param cluster this node of a cluster, or {@code null} in single-node mode
+     */
+    public HealthResource(EventStore store, ClusterNode cluster) {
         this.store = store;
+        this.cluster = cluster;
     }
 
     /**
      * The health report.
      *
      * @param status UP or DEGRADED
-     * @param store  the event store's state; absent when the store is off
+     * @param store   the event store's state; absent when the store is off
+     * @param cluster the node's view of the cluster; absent in single-node mode
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Health(String status, EventStore.Status store) {
+    public record Health(String status, EventStore.Status store, ClusterNode.View cluster) {
     }
 
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public Response health() {
         EventStore.Status status = store == null ? null : store.status();
-        boolean up = status == null || status.isUp();
-        return Response.status(up ? 200 : 503).entity(new Health(up ? "UP" : "DEGRADED", status)).build();
+        ClusterNode.View view = cluster == null ? null : cluster.view();
+        boolean up = (status == null || status.isUp()) && (view == null || view.isUp());
+        return Response.status(up ? 200 : 503).entity(new Health(up ? "UP" : "DEGRADED", status, view)).build();
     }
 }

@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.metrics;
 
 import eu.arrowhead.eventhandler.api.TopicStats;
+import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.push.PushSender;
@@ -141,6 +142,25 @@ public final class BrokerMetrics {
                             status.missingRanges()),
                     counter("eventhandler_store_failed_transactions", "Event store write transactions that failed"
                             + " (and were retried)", status.failedTransactions()));
+        });
+    }
+
+    /** Adds the cluster node's view of the cluster (cluster mode), read at each scrape. */
+    public void observe(ClusterNode node) {
+        registry.register(() -> {
+            ClusterNode.View view = node.view();
+            long last = view.streamLastId() == null ? view.deliveredId() : view.streamLastId();
+            return MetricSnapshots.of(
+                    gauge("eventhandler_cluster_up", "1 while this node has a NATS server, 0 while it is cut off",
+                            view.isUp() ? 1 : 0),
+                    gauge("eventhandler_cluster_stream_last_id", "The cluster stream's last id, as its leader says",
+                            last),
+                    gauge("eventhandler_cluster_delivery_lag", "Events in the cluster's stream this node has not yet"
+                            + " delivered to its subscribers", Math.max(0, last - view.deliveredId())),
+                    gauge("eventhandler_cluster_stream_replicas", "Copies of the cluster's stream besides its leader's",
+                            view.replicas() == null ? 0 : view.replicas().size()),
+                    counter("eventhandler_cluster_unreadable_messages", "Messages on the stream's subjects that were"
+                            + " not events, skipped", view.unreadable()));
         });
     }
 

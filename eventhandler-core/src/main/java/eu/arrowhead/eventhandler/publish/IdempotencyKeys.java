@@ -93,9 +93,7 @@ public final class IdempotencyKeys {
             Entry known = entries.get(scoped);
             if (known != null) {
                 if (known.fingerprint != fingerprint) {
-                    throw new RequestException(422, ExceptionType.BAD_PAYLOAD, HEADER + " '" + key + "' was"
-                            + " used for another request within the last " + windowNanos / 1_000_000_000 + " s;"
-                            + " use a new key for a new request");
+                    throw usedForAnotherRequest(key, Duration.ofNanos(windowNanos));
                 }
                 if (known.committed == null || !known.committed.isDone()) {
                     throw new HubUnavailableException("the request with " + HEADER + " '" + key + "' is still"
@@ -117,6 +115,12 @@ public final class IdempotencyKeys {
             }
             return new Claim(this, scoped, fresh, true);
         }
+    }
+
+    /** The answer to a key that named another request within {@code window}: 422. */
+    public static RequestException usedForAnotherRequest(String key, Duration window) {
+        return new RequestException(422, ExceptionType.BAD_PAYLOAD, HEADER + " '" + key + "' was used for another"
+                + " request within the last " + window.toSeconds() + " s; use a new key for a new request");
     }
 
     /** Keys forgotten before their window ended because {@code publish.idempotency-max-keys} were held. */
@@ -143,7 +147,7 @@ public final class IdempotencyKeys {
     }
 
     /** CRC-32C of the path and body: tells a retry from another request under the same key. */
-    private static long fingerprint(String path, byte[] request) {
+    static long fingerprint(String path, byte[] request) {
         CRC32C crc = new CRC32C();
         for (int i = 0; i < path.length(); i++) {
             crc.update(path.charAt(i));

@@ -66,6 +66,8 @@ public final class PublishHandler extends HttpHandler {
     private final Duration commitTimeout;
     private final LongConsumer handlingNanos;
     private final IdempotencyKeys idempotencyKeys;
+    /** Cluster mode: where events go instead of the hub, and what keeps the idempotency keys; else {@code null}. */
+    private final SharedStream sharedStream;
     private final ObjectReader oneReader = JsonMapper.get().readerFor(EventPublishRequest.class);
     private final ObjectReader batchReader = JsonMapper.get().readerFor(EventPublishRequest[].class);
 
@@ -75,10 +77,12 @@ public final class PublishHandler extends HttpHandler {
      * @param commitTimeout longest wait for the event store's commit (store.mode=sync)
      * @param handlingNanos told how long each accepted publish took to handle, in nanoseconds
      * @param idempotencyKeys the answers to recent publishes with an {@code Idempotency-Key}
+     * @param sharedStream  cluster mode: the stream shared by all nodes, which takes the events (and dedupes
+     *                      keyed repeats) instead of the hub; {@code null} in single-node mode
      */
     public PublishHandler(PublisherWrites publisher, EventJournal journal,
                           EventValidator validator, Authorizer authorizer, int maxBatchEvents, Duration commitTimeout,
-                          LongConsumer handlingNanos, IdempotencyKeys idempotencyKeys) {
+                          LongConsumer handlingNanos, IdempotencyKeys idempotencyKeys, SharedStream sharedStream) {
         this.publisher = publisher;
         this.journal = journal;
         this.validator = validator;
@@ -87,6 +91,7 @@ public final class PublishHandler extends HttpHandler {
         this.commitTimeout = commitTimeout;
         this.handlingNanos = handlingNanos;
         this.idempotencyKeys = idempotencyKeys;
+        this.sharedStream = sharedStream;
     }
 
     /** Whether a request to {@code path} is this handler's. */
@@ -136,15 +141,19 @@ public final class PublishHandler extends HttpHandler {
         authorizer.requireIdentified(caller);
         String key = IdempotencyKeys.checkedKey(request.getHeader(IdempotencyKeys.HEADER));
         if (key == null) {
-            return publish(caller, path, null, read(request.getInputStream()));
+            return publish(caller, path, Keyed.NONE, read(request.getInputStream()));
         }
         byte[] body = read(request.getInputStream());
+        if (sharedStream != null) {
+            // The stream keeps the keys, for every node: a repeat may reach another node than the first try.
+            return publish(caller, path, new Keyed(null, key, IdempotencyKeys.fingerprint(path, body)), body);
+        }
         IdempotencyKeys.Claim claim = idempotencyKeys.claim(String.valueOf(caller.systemName()), key, path, body);
         if (!claim.fresh()) {
-            return answer(path, claim.firstId(), claim.count());
+            return answer(path, consecutive(claim.firstId(), claim.count()));
         }
         try {
-            return publish(caller, path, claim, body);
+            return publish(caller, path, new Keyed(claim, key, 0), body);
         } catch (IOException | RuntimeException e) {
             claim.failed();
             throw e;
@@ -152,10 +161,17 @@ public final class PublishHandler extends HttpHandler {
     }
 
     /**
-     * @param claim the request's {@link IdempotencyKeys} claim, told the ids once the hub gives them; {@code null}
-     *              for a request without a key
+     * A request's {@code Idempotency-Key}.
+     *
+     * @param claim       single-node mode: its {@link IdempotencyKeys} claim, told the ids once the hub gives them
+     * @param key         the key, or {@code null} for a request without one
+     * @param fingerprint cluster mode: what tells a repeat from another request under the key
      */
-    private byte[] publish(Caller caller, String path, IdempotencyKeys.Claim claim, byte[] body) throws IOException {
+    private record Keyed(IdempotencyKeys.Claim claim, String key, long fingerprint) {
+        static final Keyed NONE = new Keyed(null, null, 0);
+    }
+
+    private byte[] publish(Caller caller, String path, Keyed claim, byte[] body) throws IOException {
         // A flood the event store cannot keep up with is refused before its body is parsed: parsing is what an
         // overloaded server would spend its time on, for nothing.
         journal.requireRoom();
@@ -165,14 +181,23 @@ public final class PublishHandler extends HttpHandler {
         return answer;
     }
 
-    /** The answer to a publish of {@code count} events given ids from {@code firstId}. */
-    private static byte[] answer(String path, long firstId, int count) {
-        if (path.equals(PATH)) {
-            return ("{\"id\":" + firstId + "}").getBytes(StandardCharsets.US_ASCII);
-        }
-        StringBuilder out = new StringBuilder(16 + count * 8).append("{\"ids\":[");
+    /** The ids the hub gives {@code count} events from {@code firstId}. */
+    private static long[] consecutive(long firstId, int count) {
+        long[] ids = new long[count];
         for (int i = 0; i < count; i++) {
-            out.append(i == 0 ? "" : ",").append(firstId + i);
+            ids[i] = firstId + i;
+        }
+        return ids;
+    }
+
+    /** The answer to a publish whose events got {@code ids}. */
+    private static byte[] answer(String path, long[] ids) {
+        if (path.equals(PATH)) {
+            return ("{\"id\":" + ids[0] + "}").getBytes(StandardCharsets.US_ASCII);
+        }
+        StringBuilder out = new StringBuilder(16 + ids.length * 8).append("{\"ids\":[");
+        for (int i = 0; i < ids.length; i++) {
+            out.append(i == 0 ? "" : ",").append(ids[i]);
         }
         return out.append("]}").toString().getBytes(StandardCharsets.US_ASCII);
     }
@@ -193,14 +218,14 @@ public final class PublishHandler extends HttpHandler {
         return (main.equals("application") || main.equals("*")) && (sub.equals("json") || sub.equals("*"));
     }
 
-    private byte[] publishOne(Caller caller, IdempotencyKeys.Claim claim, byte[] body) throws IOException {
+    private byte[] publishOne(Caller caller, Keyed claim, byte[] body) throws IOException {
         EventPublishRequest request = oneReader.readValue(body);
         IncomingEvent event = validator.validate(request, Instant.now(), "");
         authorizer.requirePublish(caller, event.sourceKey(), event.eventType());
-        return answer(PATH, accept(List.of(event), claim), 1);
+        return answer(PATH, accept(caller, List.of(event), claim));
     }
 
-    private byte[] publishBatch(Caller caller, IdempotencyKeys.Claim claim, byte[] body) throws IOException {
+    private byte[] publishBatch(Caller caller, Keyed claim, byte[] body) throws IOException {
         EventPublishRequest[] requests = batchReader.readValue(body);
         if (requests == null || requests.length == 0) {
             throw RequestException.badPayload("a batch is a JSON array of 1 or more events");
@@ -221,15 +246,21 @@ public final class PublishHandler extends HttpHandler {
                 throw new RequestException(e.status(), e.exceptionType(), "event " + i + ": " + e.getMessage());
             }
         }
-        return answer(BATCH_PATH, accept(events, claim), events.size());
+        return answer(BATCH_PATH, accept(caller, events, claim));
     }
 
-    /** Publishes and, with store.mode=sync, waits for the commit: the 200 then means "in the log". */
-    private long accept(List<IncomingEvent> events, IdempotencyKeys.Claim claim) {
+    /**
+     * Publishes and, with store.mode=sync, waits for the commit: the 200 then means "in the log". In cluster mode
+     * the stream takes the events and gives their ids once it has them.
+     */
+    private long[] accept(Caller caller, List<IncomingEvent> events, Keyed keyed) {
+        if (sharedStream != null) {
+            return sharedStream.append(events, String.valueOf(caller.systemName()), keyed.key(), keyed.fingerprint());
+        }
         Hub.Accepted accepted = publisher.publish(events);
         CompletableFuture<Void> committed = accepted.committed();
-        if (claim != null) {
-            claim.accepted(accepted.firstId(), events.size(), committed);
+        if (keyed.claim() != null) {
+            keyed.claim().accepted(accepted.firstId(), events.size(), committed);
         }
         if (!committed.isDone() || committed.isCompletedExceptionally()) {
             try {
@@ -246,7 +277,7 @@ public final class PublishHandler extends HttpHandler {
                 throw new HubUnavailableException("the Event Handler is shutting down");
             }
         }
-        return accepted.firstId();
+        return consecutive(accepted.firstId(), events.size());
     }
 
     private static byte[] read(InputStream body) throws IOException {

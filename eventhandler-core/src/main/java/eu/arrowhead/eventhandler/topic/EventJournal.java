@@ -74,6 +74,15 @@ public interface EventJournal {
     default void requireRoom() {
     }
 
+    /**
+     * Whether the journal, not the hub, gives events their ids (cluster mode: the shared stream's sequence). The
+     * hub then never publishes or {@linkplain #append appends}; the journal's reader hands it every event, with
+     * its id, through {@link Hub#deliverLogged}.
+     */
+    default boolean givesIds() {
+        return false;
+    }
+
     /** Whether {@link #read} can serve events older than the replay windows hold. */
     boolean replays();
 

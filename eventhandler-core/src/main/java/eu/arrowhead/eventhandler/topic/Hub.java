@@ -45,6 +45,8 @@ public final class Hub {
     /** Events of removed topics with ids up to this were forgotten; a new topic's window starts after it. */
     private long forgottenUpTo;
     private boolean closed;
+    /** Why publishes and subscriptions are refused for now, or {@code null}. */
+    private String refusal;
 
     /**
      * A hub whose sequence continues after the journal's last id.
@@ -80,6 +82,9 @@ public final class Hub {
         try {
             if (closed) {
                 throw new HubUnavailableException("the Event Handler is shutting down");
+            }
+            if (refusal != null) {
+                throw new HubUnavailableException(refusal);
             }
             if (topics.size() + events.size() > maxTopics) {
                 requireRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
@@ -126,6 +131,43 @@ public final class Hub {
         }
     }
 
+    /**
+     * Delivers an event whose id a log that {@linkplain EventJournal#givesIds gives the ids} gave it (cluster
+     * mode: the stream's sequence). The log's reader calls this in id order; an id at or below the last one
+     * delivered is ignored.
+     *
+     * @param publication collects the writes the subscribers' offers leave; the caller runs them after this returns
+     */
+    public void deliverLogged(long id, IncomingEvent event, Publication publication) {
+        long now = System.nanoTime();
+        lock.lock();
+        try {
+            if (id <= lastDelivered) {
+                return;
+            }
+            TopicBroadcaster topic = topicFor(event.topicKey(), now);
+            topic.broadcast(PublishedEvent.encode(id, event, topic), now, publication);
+            lastId = id;
+            lastDelivered = id;
+            keepWindowsWithinBudget();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Refuses publishes and new subscriptions with {@code why} from now on, or, with {@code null}, takes them
+     * again (cluster mode: while the node is cut off from the stream).
+     */
+    public void refuseFor(String why) {
+        lock.lock();
+        try {
+            refusal = why;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     private void keepWindowsWithinBudget() {
         if (windowBudget.over()) {
             windowBudget.trim(topics.values());
@@ -152,6 +194,15 @@ public final class Hub {
         try {
             if (closed) {
                 throw new HubUnavailableException("the Event Handler is shutting down");
+            }
+            if (refusal != null) {
+                throw new HubUnavailableException(refusal);
+            }
+            if (journal.givesIds() && afterId.isPresent() && afterId.getAsLong() > lastDelivered) {
+                // Another node delivered it already; this one will in a moment. Served now, the events between
+                // would reach the subscriber twice.
+                throw new HubUnavailableException("this node has not yet received event " + afterId.getAsLong()
+                        + " from the cluster's stream; try again in a moment");
             }
             requireRoomFor(topicKeys);
             List<TopicBroadcaster> subscribed = new ArrayList<>(topicKeys.size());

@@ -51,6 +51,9 @@ public final class TestServer implements AutoCloseable {
         for (int i = 0; i < keyValues.length; i += 2) {
             overrides.put(keyValues[i], keyValues[i + 1]);
         }
+        if ("true".equals(overrides.get("cluster.enabled"))) {
+            overrides.remove("store.mode"); // a cluster's log is its stream
+        }
         try {
             return new TestServer(EventHandlerServer.start(ConfigLoader.withOverrides(overrides)), clientContext);
         } catch (IOException e) {

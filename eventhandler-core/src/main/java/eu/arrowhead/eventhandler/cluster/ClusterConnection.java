@@ -1,0 +1,211 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import eu.arrowhead.eventhandler.config.ClusterConfig;
+import io.nats.client.Connection;
+import io.nats.client.ConnectionListener;
+import io.nats.client.ErrorListener;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's connection to the NATS servers, and what it knows of it: up, or cut off since when and why.
+ *
+ * <p>The connection moves to another server of {@code cluster.nats-urls} by itself when one fails, and retries
+ * for ever; while it has none, the node is <em>cut off</em>: the {@link Listener} is told at once (publishes
+ * and new streams are refused), and again once it has lasted {@code cluster.outage-grace-millis} (the node
+ * ends its streams, so that their clients resume on a node that still has the stream). A move from one NATS
+ * server to another usually takes milliseconds, which is why open streams are not ended at once.
+ */
+public final class ClusterConnection implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterConnection.class);
+
+    /** Told when the node is cut off from NATS and when it is back; on NATS's or the supervisor's thread. */
+    public interface Listener {
+        /** The node has no NATS server now. */
+        void cutOff(String why);
+
+        /** It has been cut off for {@code cluster.outage-grace-millis}; told once per outage. */
+        void cutOffTooLong();
+
+        /** It has a NATS server again. */
+        void restored();
+    }
+
+    private final String nodeName;
+    private final Duration outageGrace;
+    private final AtomicReference<Outage> outage = new AtomicReference<>();
+    private volatile Listener listener;
+    private volatile Connection nats;
+
+    /** When this node lost NATS, why, and whether its streams were ended for it. */
+    private record Outage(Instant since, long sinceNanos, String why, boolean streamsEnded) {
+    }
+
+    private ClusterConnection(String nodeName, Duration outageGrace) {
+        this.nodeName = nodeName;
+        this.outageGrace = outageGrace;
+    }
+
+    /**
+     * Connects to one of the NATS servers.
+     *
+     * @throws IOException if none answers within {@code cluster.timeout-seconds}
+     */
+    public static ClusterConnection connect(ClusterConfig config, String nodeName) throws IOException {
+        ClusterConnection connection = new ClusterConnection(nodeName, config.outageGrace());
+        Options options = Options.builder()
+                .servers(config.natsUrls().toArray(String[]::new))
+                .connectionName("eventhandler " + nodeName)
+                .connectionTimeout(config.timeout())
+                .maxReconnects(-1)
+                .reconnectWait(Duration.ofMillis(250))
+                .pingInterval(Duration.ofSeconds(2))
+                .connectionListener(connection::connectionEvent)
+                .errorListener(new QuietErrors())
+                .build();
+        try {
+            connection.nats = Nats.connect(options);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while connecting to NATS", e);
+        } catch (IOException e) {
+            throw new IOException("no NATS server of cluster.nats-urls (" + String.join(",", config.natsUrls())
+                    + ") answered: " + e.getMessage(), e);
+        }
+        return connection;
+    }
+
+    /** Whom to tell of outages; set once the node is wired, before it serves. */
+    void listen(Listener listener) {
+        this.listener = listener;
+    }
+
+    Connection nats() {
+        return nats;
+    }
+
+    JetStream jetStream(Duration timeout) throws IOException {
+        return nats.jetStream(JetStreamOptions.builder().requestTimeout(timeout).build());
+    }
+
+    JetStreamManagement management(Duration timeout) throws IOException {
+        return nats.jetStreamManagement(JetStreamOptions.builder().requestTimeout(timeout).build());
+    }
+
+    /** This node's name. */
+    public String nodeName() {
+        return nodeName;
+    }
+
+    /** Whether the node has a NATS server now. */
+    public boolean isUp() {
+        return outage.get() == null && nats.getStatus() == Connection.Status.CONNECTED;
+    }
+
+    /** Why the node is cut off, or {@code null} when it is not. */
+    public String cutOffReason() {
+        Outage now = outage.get();
+        return now == null ? null : now.why;
+    }
+
+    /** Since when the node is cut off, or {@code null}. */
+    public Instant cutOffSince() {
+        Outage now = outage.get();
+        return now == null ? null : now.since;
+    }
+
+    /** The NATS server the node is connected to, or {@code null}. */
+    public String connectedServer() {
+        Connection connection = nats;
+        return connection == null ? null : connection.getConnectedUrl();
+    }
+
+    /**
+     * Ends the open streams once an outage has lasted {@code cluster.outage-grace-millis}; the server calls it
+     * a few times a second.
+     */
+    public void checkOutage() {
+        Outage now = outage.get();
+        if (now == null || now.streamsEnded || System.nanoTime() - now.sinceNanos < outageGrace.toNanos()) {
+            return;
+        }
+        if (outage.compareAndSet(now, new Outage(now.since, now.sinceNanos, now.why, true))) {
+            LOG.warn("node {} has been cut off from NATS for {} ms; ending its streams so that their clients"
+                    + " resume on another node", nodeName, outageGrace.toMillis());
+            Listener told = listener;
+            if (told != null) {
+                told.cutOffTooLong();
+            }
+        }
+    }
+
+    private void connectionEvent(Connection connection, ConnectionListener.Events event) {
+        switch (event) {
+            case DISCONNECTED -> cutOff("lost its NATS server " + connection.getConnectedUrl());
+            case CLOSED -> cutOff("its NATS connection is closed");
+            case RECONNECTED, RESUBSCRIBED -> restore(connection);
+            default -> LOG.debug("NATS connection event: {}", event);
+        }
+    }
+
+    private void cutOff(String why) {
+        if (outage.compareAndSet(null, new Outage(Instant.now(), System.nanoTime(), why, false))) {
+            LOG.warn("node {} {}; refusing publishes and new streams until it has one again", nodeName, why);
+            Listener told = listener;
+            if (told != null) {
+                told.cutOff("this node " + why);
+            }
+        }
+    }
+
+    private void restore(Connection connection) {
+        if (connection.getStatus() != Connection.Status.CONNECTED) {
+            return;
+        }
+        Outage was = outage.getAndSet(null);
+        if (was != null) {
+            LOG.info("node {} is connected to NATS again ({}), after {} ms", nodeName, connection.getConnectedUrl(),
+                    (System.nanoTime() - was.sinceNanos) / 1_000_000);
+            Listener told = listener;
+            if (told != null) {
+                told.restored();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        Connection connection = nats;
+        if (connection == null) {
+            return;
+        }
+        listener = null;
+        try {
+            connection.close();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** jnats logs its errors to the console by default; ours go through SLF4J, once, without stack traces. */
+    private static final class QuietErrors implements ErrorListener {
+        @Override
+        public void errorOccurred(Connection conn, String error) {
+            LOG.warn("NATS reports an error: {}", error);
+        }
+
+        @Override
+        public void exceptionOccurred(Connection conn, Exception exp) {
+            LOG.debug("NATS connection exception: {}", exp.toString());
+        }
+    }
+}

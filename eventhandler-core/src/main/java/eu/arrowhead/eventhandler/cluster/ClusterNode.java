@@ -1,0 +1,176 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import eu.arrowhead.eventhandler.config.ClusterConfig;
+import eu.arrowhead.eventhandler.delivery.DisconnectReason;
+import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.publish.SharedStream;
+import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.topic.Hub;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ClusterInfo;
+import io.nats.client.api.Replica;
+import io.nats.client.api.StreamInfo;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * This Event Handler as a node of a cluster (cluster mode): its connection to NATS, the shared stream as its
+ * event store, the stream's publish and its feed into the hub, and what it does when it is cut off. The server
+ * {@linkplain #join joins} before it builds the hub, and {@linkplain #start starts} the node once the hub and the
+ * streams' supervisor exist.
+ */
+public final class ClusterNode implements AutoCloseable {
+    private final ClusterConfig config;
+    private final ClusterConnection connection;
+    private final JetStreamManagement management;
+    private final StreamMessages messages;
+    private final StreamEventStore store;
+    private final StreamPublisher publisher;
+    private volatile Hub hub;
+    private volatile StreamFeed feed;
+
+    private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
+                        StreamMessages messages, StreamEventStore store, StreamPublisher publisher) {
+        this.config = config;
+        this.connection = connection;
+        this.management = management;
+        this.messages = messages;
+        this.store = store;
+        this.publisher = publisher;
+    }
+
+    /**
+     * Connects to NATS and makes sure the stream exists.
+     *
+     * @throws IOException if no NATS server answers or the stream cannot be set up
+     */
+    public static ClusterNode join(ClusterConfig config, String nodeName) throws IOException {
+        ClusterConnection connection = ClusterConnection.connect(config, nodeName);
+        try {
+            StreamMessages messages = new StreamMessages(config.subjectPrefix());
+            JetStreamManagement management = connection.management(config.timeout());
+            StreamInfo info = StreamSetup.ensure(management, config, messages);
+            StreamReader reader = new StreamReader(connection, config.stream(), messages, config.timeout());
+            StreamEventStore store = new StreamEventStore(connection, reader,
+                    info.getStreamState().getLastSequence());
+            StreamPublisher publisher = new StreamPublisher(connection, messages, config.stream(), config.timeout(),
+                    config.duplicateWindow());
+            return new ClusterNode(config, connection, management, messages, store, publisher);
+        } catch (IOException | RuntimeException e) {
+            connection.close();
+            throw e;
+        }
+    }
+
+    /** The stream as this node's event store: the hub's journal, replays, {@code mgmt/events}. */
+    public EventStore store() {
+        return store;
+    }
+
+    /** Where this node's publishes go. */
+    public SharedStream stream() {
+        return publisher;
+    }
+
+    /**
+     * Starts feeding the hub from the stream, after the stream's last id when the node joined, and lets outages
+     * refuse publishes and streams (at once) and end open streams (after {@code cluster.outage-grace-millis}).
+     */
+    public void start(Hub hub, StreamSupervisor supervisor) throws IOException {
+        this.hub = hub;
+        connection.listen(new ClusterConnection.Listener() {
+            @Override
+            public void cutOff(String why) {
+                hub.refuseFor(why + "; use another node");
+            }
+
+            @Override
+            public void cutOffTooLong() {
+                supervisor.endAll(DisconnectReason.CUT_OFF);
+            }
+
+            @Override
+            public void restored() {
+                hub.refuseFor(null);
+            }
+        });
+        feed = StreamFeed.start(connection, connection.jetStream(config.timeout()), config.stream(), messages, hub);
+    }
+
+    /** See {@link ClusterConnection#checkOutage}; the server calls it a few times a second. */
+    public void checkOutage() {
+        connection.checkOutage();
+    }
+
+    /**
+     * The node's view of the cluster, for {@code mgmt/health} and the metrics.
+     *
+     * @param node            this node's name
+     * @param status          UP, or CUT_OFF while it has no NATS server
+     * @param natsServer      the NATS server it is connected to
+     * @param cutOffSince     since when it is cut off
+     * @param cutOffReason    why
+     * @param stream          the stream's name
+     * @param streamLastId    the stream's last sequence, as its leader says; absent when it cannot be asked
+     * @param streamFirstId   the first sequence the stream still holds
+     * @param deliveredId     the last id this node delivered to its subscribers
+     * @param streamLeader    the NATS server that leads the stream
+     * @param replicas        the stream's other copies: server name, whether current, how far behind
+     * @param unreadable      messages on the stream's subjects that were not events, skipped
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record View(String node, String status, String natsServer, String cutOffSince, String cutOffReason,
+                       String stream, Long streamLastId, Long streamFirstId, long deliveredId, String streamLeader,
+                       List<String> replicas, long unreadable) {
+
+        /** Whether the node has NATS. */
+        @JsonIgnore
+        public boolean isUp() {
+            return "UP".equals(status);
+        }
+    }
+
+    public View view() {
+        boolean up = connection.isUp();
+        Long last = null;
+        Long first = null;
+        String leader = null;
+        List<String> replicas = new ArrayList<>();
+        if (up) {
+            try {
+                StreamInfo info = management.getStreamInfo(config.stream());
+                last = info.getStreamState().getLastSequence();
+                first = info.getStreamState().getFirstSequence();
+                ClusterInfo cluster = info.getClusterInfo();
+                if (cluster != null) {
+                    leader = cluster.getLeader();
+                    for (Replica replica : cluster.getReplicas() == null ? List.<Replica>of() : cluster.getReplicas()) {
+                        replicas.add(replica.getName() + (replica.isOffline() ? ": offline"
+                                : replica.isCurrent() ? ": current" : ": " + replica.getLag() + " behind"));
+                    }
+                }
+            } catch (IOException | JetStreamApiException e) {
+                leader = null;
+            }
+        }
+        Hub fed = hub;
+        StreamFeed reading = feed;
+        return new View(connection.nodeName(), up ? "UP" : "CUT_OFF", connection.connectedServer(),
+                connection.cutOffSince() == null ? null : connection.cutOffSince().toString(),
+                connection.cutOffReason(), config.stream(), last, first, fed == null ? 0 : fed.lastId(), leader,
+                replicas, reading == null ? 0 : reading.unreadable());
+    }
+
+    @Override
+    public void close() {
+        StreamFeed reading = feed;
+        if (reading != null) {
+            reading.close();
+        }
+        connection.close();
+    }
+}

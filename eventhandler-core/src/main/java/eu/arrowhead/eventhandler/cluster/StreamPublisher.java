@@ -1,0 +1,118 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
+import eu.arrowhead.eventhandler.publish.SharedStream;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import io.nats.client.JetStream;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.PublishOptions;
+import io.nats.client.api.MessageInfo;
+import io.nats.client.api.PublishAck;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Cluster mode's publish: appends a request's events to the stream and answers with the sequences the stream
+ * gave them, once it has them with its replicas.
+ *
+ * <p>All events of a request are sent before the first acknowledgement is awaited, so a batch costs one round
+ * trip, not one per event. The stream's leader stores them in the order sent; events from other nodes may lie
+ * between them. A batch is not atomic: should the stream fail half-way, the events acknowledged so far are
+ * stored, and the publisher's retry (with its {@code Idempotency-Key}) stores the rest and gets all ids.
+ *
+ * <p>An {@code Idempotency-Key} becomes each event's {@code Nats-Msg-Id} (caller, key and the event's place in
+ * the request): within {@code cluster.duplicate-window-seconds} the stream stores none of them again and
+ * acknowledges each with the first one's sequence, whichever node the repeat reaches. The request's fingerprint
+ * travels with the first; a repeat whose fingerprint differs is another request under the same key, and gets
+ * 422 as in single-node mode.
+ */
+public final class StreamPublisher implements SharedStream {
+    private final ClusterConnection connection;
+    private final JetStream jetStream;
+    private final JetStreamManagement management;
+    private final StreamMessages messages;
+    private final String stream;
+    private final PublishOptions options;
+    private final Duration timeout;
+    private final Duration duplicateWindow;
+
+    StreamPublisher(ClusterConnection connection, StreamMessages messages, String stream, Duration timeout,
+                    Duration duplicateWindow) throws IOException {
+        this.connection = connection;
+        this.jetStream = connection.jetStream(timeout);
+        this.management = connection.management(timeout);
+        this.messages = messages;
+        this.stream = stream;
+        this.options = PublishOptions.builder().expectedStream(stream).build();
+        this.timeout = timeout;
+        this.duplicateWindow = duplicateWindow;
+    }
+
+    @Override
+    public long[] append(List<IncomingEvent> events, String scope, String idempotencyKey, long fingerprint) {
+        if (!connection.isUp()) {
+            throw new HubUnavailableException(connection.cutOffReason() + "; publish to another node");
+        }
+        String messageId = idempotencyKey == null ? null
+                : scope.length() + ":" + scope + ":" + idempotencyKey + ":";
+        List<CompletableFuture<PublishAck>> acks = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            acks.add(jetStream.publishAsync(
+                    messages.encode(events.get(i), messageId == null ? null : messageId + i, fingerprint), options));
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        long[] ids = new long[events.size()];
+        boolean repeat = false;
+        for (int i = 0; i < ids.length; i++) {
+            PublishAck ack = await(acks.get(i), deadline);
+            ids[i] = ack.getSeqno();
+            repeat |= ack.isDuplicate();
+        }
+        if (repeat) {
+            requireSameRequest(ids[0], idempotencyKey, fingerprint);
+        }
+        return ids;
+    }
+
+    private PublishAck await(CompletableFuture<PublishAck> ack, long deadline) {
+        try {
+            return ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new HubUnavailableException("the cluster's stream did not acknowledge the event within "
+                    + timeout.toSeconds() + " s (cluster.timeout-seconds); it may still be stored: retry with the"
+                    + " same Idempotency-Key to learn its id without publishing it twice");
+        } catch (ExecutionException e) {
+            throw new HubUnavailableException("the cluster's stream refused the event: " + describe(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HubUnavailableException("the Event Handler is shutting down");
+        }
+    }
+
+    /** A repeat of a keyed request: the stored first event must carry this request's fingerprint. */
+    private void requireSameRequest(long firstId, String idempotencyKey, long fingerprint) {
+        MessageInfo first;
+        try {
+            first = management.getMessage(stream, firstId);
+        } catch (IOException | JetStreamApiException e) {
+            throw new HubUnavailableException("the cluster's stream could not be asked about an earlier request"
+                    + " with the same Idempotency-Key: " + describe(e));
+        }
+        String stored = first.getHeaders() == null ? null : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);
+        if (stored != null && !stored.equals(Long.toHexString(fingerprint))) {
+            throw IdempotencyKeys.usedForAnotherRequest(idempotencyKey, duplicateWindow);
+        }
+    }
+
+    private static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    }
+}

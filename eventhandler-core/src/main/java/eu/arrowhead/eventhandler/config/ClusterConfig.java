@@ -1,0 +1,119 @@
+package eu.arrowhead.eventhandler.config;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Cluster mode: several Event Handler nodes sharing one NATS JetStream stream as the log of every event (its
+ * sequence is the global event id). The keys are documented in the {@code Cluster mode} section of
+ * {@code config/eventhandler.properties} and in docs/cluster.md.
+ *
+ * @param enabled          {@code cluster.enabled}
+ * @param natsUrls         the NATS servers to connect to, any of them will do
+ * @param nodeName         this node's name, as the NATS servers and {@code mgmt/health} show it; empty: the host
+ *                         name and process id
+ * @param stream           the JetStream stream's name
+ * @param subjectPrefix    events of type T are published to {@code <prefix>.<t>}
+ * @param replicas         copies of the stream (1, 3 or 5); a publish is answered once they have it
+ * @param maxAge           the stream keeps events this long; zero for no limit
+ * @param maxEvents        the stream keeps at most this many events; 0 for no limit
+ * @param duplicateWindow  how long the stream remembers an {@code Idempotency-Key}
+ * @param timeout          longest wait for a NATS answer (a publish's acknowledgement, a replay's read)
+ * @param outageGrace      how long the node may be cut off from NATS before it ends its streams
+ * @param firstId          when the stream is created: the id its first event gets (migration of a single-node log)
+ */
+public record ClusterConfig(
+        boolean enabled,
+        List<String> natsUrls,
+        String nodeName,
+        String stream,
+        String subjectPrefix,
+        int replicas,
+        Duration maxAge,
+        long maxEvents,
+        Duration duplicateWindow,
+        Duration timeout,
+        Duration outageGrace,
+        long firstId) {
+
+    /** The keys that only cluster mode reads. */
+    static final List<String> KEYS = List.of("cluster.nats-urls", "cluster.node-name", "cluster.stream",
+            "cluster.subject-prefix", "cluster.replicas", "cluster.retention-seconds", "cluster.retention-events",
+            "cluster.duplicate-window-seconds", "cluster.timeout-seconds", "cluster.outage-grace-millis",
+            "cluster.first-id");
+
+    static ClusterConfig from(ConfigValues v) {
+        return new ClusterConfig(
+                v.bool("cluster.enabled"),
+                natsUrls(v),
+                v.text("cluster.node-name").strip(),
+                name(v, "cluster.stream"),
+                subjectPrefix(v),
+                replicas(v),
+                v.seconds("cluster.retention-seconds", 0),
+                v.longInteger("cluster.retention-events", 0, Long.MAX_VALUE),
+                v.seconds("cluster.duplicate-window-seconds", 1),
+                v.seconds("cluster.timeout-seconds", 1),
+                v.millis("cluster.outage-grace-millis", 0, 3_600_000),
+                v.longInteger("cluster.first-id", 1, Long.MAX_VALUE / 2));
+    }
+
+    private static List<String> natsUrls(ConfigValues v) {
+        String value = v.text("cluster.nats-urls");
+        List<String> urls = new ArrayList<>();
+        for (String part : value.split(",")) {
+            String url = part.strip();
+            if (url.isEmpty()) {
+                continue;
+            }
+            try {
+                URI uri = new URI(url);
+                if (("nats".equals(uri.getScheme()) || "tls".equals(uri.getScheme())) && uri.getHost() != null
+                        && uri.getPort() > 0) {
+                    urls.add(url);
+                    continue;
+                }
+            } catch (URISyntaxException e) {
+                // reported below, with the key
+            }
+            throw new ConfigException("cluster.nats-urls: '" + url + "' is not a NATS URL; expected a comma-separated"
+                    + " list such as nats://10.0.0.1:4222,nats://10.0.0.2:4222");
+        }
+        if (urls.isEmpty()) {
+            throw new ConfigException("cluster.nats-urls is empty; name at least one NATS server, such as"
+                    + " nats://127.0.0.1:4222");
+        }
+        return List.copyOf(urls);
+    }
+
+    /** A stream name as JetStream takes it: letters, digits, - and _. */
+    private static String name(ConfigValues v, String key) {
+        String value = v.text(key).strip();
+        if (!value.matches("[A-Za-z0-9_-]{1,64}")) {
+            throw new ConfigException(key + "=" + value + ": expected 1 to 64 letters, digits, - or _");
+        }
+        return value;
+    }
+
+    /** Subject tokens separated by dots, without wildcards. */
+    private static String subjectPrefix(ConfigValues v) {
+        String value = v.text("cluster.subject-prefix").strip();
+        if (!value.matches("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*") || value.length() > 64) {
+            throw new ConfigException("cluster.subject-prefix=" + value + ": expected dot-separated tokens of"
+                    + " letters, digits, - or _, such as eventhandler.events");
+        }
+        return value;
+    }
+
+    private static int replicas(ConfigValues v) {
+        int replicas = v.integer("cluster.replicas", 1, 5);
+        if (replicas % 2 == 0) {
+            throw new ConfigException("cluster.replicas=" + replicas + ": JetStream keeps 1, 3 or 5 copies (an odd"
+                    + " number, so that a majority decides)");
+        }
+        return replicas;
+    }
+}

@@ -1,0 +1,156 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.testing.NatsCluster;
+import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.SseStream;
+import eu.arrowhead.eventhandler.testing.SseStream.Frame;
+import eu.arrowhead.eventhandler.testing.TestServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Cluster mode in one JVM: three Event Handler nodes on three clustered nats-server processes (the stream with 3
+ * replicas). Every node delivers every event in one order, resumes on another node are exact, and a keyed repeat
+ * on another node publishes nothing.
+ */
+class ClusterModeTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir
+    static Path directory;
+    private static NatsCluster nats;
+    private static final TestServer[] nodes = new TestServer[3];
+
+    @BeforeAll
+    static void start() throws Exception {
+        nats = NatsCluster.start(directory, 3);
+        for (int i = 0; i < nodes.length; i++) {
+            nodes[i] = TestServer.start("cluster.enabled", "true", "cluster.nats-urls", nats.urls(),
+                    "cluster.replicas", "3", "cluster.node-name", "node-" + i, "replay.window-events", "20");
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        TestServer.closeAll(nodes);
+        TestServer.closeAll(nats);
+    }
+
+    private static String event(String type, String payload) {
+        return "{\"eventType\":\"" + type + "\",\"payload\":\"" + payload + "\"}";
+    }
+
+    private static long publish(int node, String type, String payload) throws Exception {
+        Reply reply = nodes[node].post("/eventhandler/publish", event(type, payload));
+        assertEquals(200, reply.statusCode(), reply.body());
+        return JSON.readTree(reply.body()).get("id").asLong();
+    }
+
+    private static Reply keyed(int node, String path, String body, String key) {
+        HttpPost post = new HttpPost(nodes[node].uri(path));
+        post.setEntity(new StringEntity(body, ContentType.APPLICATION_JSON));
+        post.setHeader("Idempotency-Key", key);
+        return nodes[node].send(post);
+    }
+
+    @Test
+    void everyNodeDeliversEveryEventInTheSameOrder() throws Exception {
+        List<SseStream> streams = new ArrayList<>();
+        try {
+            for (TestServer node : nodes) {
+                streams.add(node.subscribe("?eventType=c.order"));
+            }
+            List<Long> published = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                published.add(publish(i % 3, "c.order", "e" + i));
+            }
+            for (int i = 1; i < published.size(); i++) {
+                assertTrue(published.get(i) > published.get(i - 1), "ids increase: " + published);
+            }
+            for (SseStream stream : streams) {
+                List<Long> received = new ArrayList<>();
+                for (Frame frame : stream.events(300, WAIT)) {
+                    received.add(Long.parseLong(frame.id()));
+                }
+                assertEquals(published, received);
+            }
+        } finally {
+            streams.forEach(SseStream::close);
+        }
+    }
+
+    @Test
+    void aResumeOnAnotherNodeContinuesExactlyFromTheStream() throws Exception {
+        List<Long> published = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            published.add(publish(0, "c.resume", "e" + i));
+        }
+        // Older than node 2's replay window (20 events): read back from the stream, then the window, then live.
+        try (SseStream stream = nodes[2].subscribe("?eventType=c.resume", "Last-Event-ID",
+                Long.toString(published.get(9)))) {
+            long live = publish(1, "c.resume", "live");
+            List<Long> received = new ArrayList<>();
+            for (Frame frame : stream.events(91, WAIT)) {
+                received.add(Long.parseLong(frame.id()));
+            }
+            List<Long> expected = new ArrayList<>(published.subList(10, 100));
+            expected.add(live);
+            assertEquals(expected, received);
+        }
+    }
+
+    @Test
+    void aKeyedRepeatOnAnotherNodeGetsTheSameIdAndIsDeliveredOnce() throws Exception {
+        try (SseStream stream = nodes[1].subscribe("?eventType=c.idem")) {
+            String body = event("c.idem", "once");
+            Reply first = keyed(0, "/eventhandler/publish", body, "cluster-key-1");
+            Reply repeat = keyed(2, "/eventhandler/publish", body, "cluster-key-1");
+            assertEquals(200, first.statusCode(), first.body());
+            assertEquals(first.body(), repeat.body());
+            Reply other = keyed(1, "/eventhandler/publish", event("c.idem", "another"), "cluster-key-1");
+            assertEquals(422, other.statusCode(), other.body());
+
+            String batch = "[" + event("c.idem", "b0") + "," + event("c.idem", "b1") + "]";
+            Reply batchFirst = keyed(1, "/eventhandler/publish/batch", batch, "cluster-key-2");
+            Reply batchRepeat = keyed(0, "/eventhandler/publish/batch", batch, "cluster-key-2");
+            assertEquals(200, batchFirst.statusCode(), batchFirst.body());
+            assertEquals(batchFirst.body(), batchRepeat.body());
+
+            long marker = publish(2, "c.idem", "marker");
+            JsonNode ids = JSON.readTree(batchFirst.body()).get("ids");
+            List<String> expected = List.of(Long.toString(JSON.readTree(first.body()).get("id").asLong()),
+                    ids.get(0).asText(), ids.get(1).asText(), Long.toString(marker));
+            List<String> received = new ArrayList<>();
+            for (Frame frame : stream.events(4, WAIT)) {
+                received.add(frame.id());
+            }
+            assertEquals(expected, received, "a repeat was delivered again");
+        }
+    }
+
+    @Test
+    void healthShowsTheNodesViewOfTheCluster() throws Exception {
+        publish(0, "c.health", "x");
+        Reply health = nodes[1].get("/eventhandler/mgmt/health");
+        assertEquals(200, health.statusCode(), health.body());
+        JsonNode cluster = JSON.readTree(health.body()).get("cluster");
+        assertEquals("node-1", cluster.get("node").asText());
+        assertEquals("UP", cluster.get("status").asText());
+        assertEquals(2, cluster.get("replicas").size(), health.body());
+        assertTrue(cluster.get("streamLastId").asLong() >= 1, health.body());
+    }
+}

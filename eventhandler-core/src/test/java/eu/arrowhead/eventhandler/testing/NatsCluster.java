@@ -1,0 +1,172 @@
+package eu.arrowhead.eventhandler.testing;
+
+import io.nats.client.Connection;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * Real {@code nats-server} processes with JetStream, clustered, on loopback ports of their own: what cluster mode's
+ * tests run against. The binary is the Debian package's ({@code /usr/sbin/nats-server}, or {@code nats-server} on
+ * the PATH; CI installs it). Each server keeps its JetStream files in a directory of the test's.
+ */
+public final class NatsCluster implements AutoCloseable {
+    private final Path directory;
+    private final int[] clientPorts;
+    private final int[] routePorts;
+    private final Process[] servers;
+
+    private NatsCluster(Path directory, int size) {
+        this.directory = directory;
+        this.clientPorts = new int[size];
+        this.routePorts = new int[size];
+        this.servers = new Process[size];
+        // All held open at once, so that no two are the same port.
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < size; i++) {
+                clientPorts[i] = hold(held);
+                routePorts[i] = hold(held);
+            }
+        } finally {
+            for (ServerSocket socket : held) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // it was only held
+                }
+            }
+        }
+    }
+
+    private static int hold(List<ServerSocket> held) {
+        try {
+            ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+            held.add(socket);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Starts {@code size} servers (1 for a single server without routes) and waits until JetStream answers. */
+    public static NatsCluster start(Path directory, int size) throws IOException, InterruptedException {
+        NatsCluster cluster = new NatsCluster(directory, size);
+        boolean started = false;
+        try {
+            for (int i = 0; i < size; i++) {
+                cluster.startServer(i);
+            }
+            cluster.awaitJetStream(Duration.ofSeconds(60));
+            started = true;
+            return cluster;
+        } finally {
+            if (!started) {
+                cluster.close();
+            }
+        }
+    }
+
+    /** The binary the tests run. */
+    public static String binary() {
+        return new File("/usr/sbin/nats-server").canExecute() ? "/usr/sbin/nats-server" : "nats-server";
+    }
+
+    /** {@code nats://127.0.0.1:port} of every server, comma-separated, as {@code cluster.nats-urls} takes them. */
+    public String urls() {
+        List<String> urls = new ArrayList<>();
+        for (int port : clientPorts) {
+            urls.add("nats://127.0.0.1:" + port);
+        }
+        return String.join(",", urls);
+    }
+
+    /** The URL of one server. */
+    public String url(int server) {
+        return "nats://127.0.0.1:" + clientPorts[server];
+    }
+
+    /** Starts server {@code i} (again, after {@link #kill}: with its files as they were). */
+    public void startServer(int i) throws IOException {
+        Path config = directory.resolve("nats-" + i + ".conf");
+        StringBuilder text = new StringBuilder()
+                .append("server_name: n").append(i).append('\n')
+                .append("listen: 127.0.0.1:").append(clientPorts[i]).append('\n')
+                .append("jetstream { store_dir: \"").append(directory.resolve("js-" + i)).append("\" }\n");
+        if (clientPorts.length > 1) {
+            String routes = java.util.stream.IntStream.range(0, routePorts.length).filter(j -> j != i)
+                    .mapToObj(j -> "nats-route://127.0.0.1:" + routePorts[j]).collect(Collectors.joining(", "));
+            text.append("cluster { name: eh-test, listen: 127.0.0.1:").append(routePorts[i])
+                    .append(", routes: [").append(routes).append("] }\n");
+        }
+        Files.writeString(config, text);
+        Process server = new ProcessBuilder(binary(), "-c", config.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("nats-" + i + ".log").toFile()))
+                .start();
+        // Should the test JVM be stopped before it closes the cluster, the servers go with it.
+        Runtime.getRuntime().addShutdownHook(new Thread(server::destroyForcibly));
+        servers[i] = server;
+    }
+
+    /** SIGKILL of server {@code i}. */
+    public void kill(int i) throws InterruptedException {
+        Process server = servers[i];
+        if (server != null) {
+            server.toHandle().destroyForcibly();
+            server.waitFor(30, TimeUnit.SECONDS);
+            servers[i] = null;
+        }
+    }
+
+    /** Waits until JetStream (with its meta leader, in a cluster) answers on every running server. */
+    public void awaitJetStream(Duration timeout) throws InterruptedException {
+        for (int i = 0; i < servers.length; i++) {
+            if (servers[i] != null) {
+                String url = url(i);
+                try {
+                    Await.until("JetStream on " + url + " to answer", timeout, () -> jetStreamAnswers(url));
+                } catch (AssertionError e) {
+                    throw new AssertionError(e.getMessage() + "; its log:\n" + log(i), e);
+                }
+            }
+        }
+    }
+
+    private static boolean jetStreamAnswers(String url) {
+        try (Connection nats = Nats.connect(new Options.Builder().server(url)
+                .connectionTimeout(Duration.ofSeconds(2)).noReconnect().build())) {
+            nats.jetStreamManagement().getAccountStatistics();
+            return true;
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /** What server {@code i} logged. */
+    public String log(int i) {
+        try {
+            return Files.readString(directory.resolve("nats-" + i + ".log"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (int i = 0; i < servers.length; i++) {
+            kill(i);
+        }
+    }
+}
