@@ -324,7 +324,7 @@ public final class EventHandlerServer implements AutoCloseable {
         }
 
         if (cluster != null) {
-            ticker.scheduleAtFixedRate(guarded(cluster::checkOutage), 200, 200, TimeUnit.MILLISECONDS);
+            ticker.scheduleAtFixedRate(guarded(cluster::tick), 200, 200, TimeUnit.MILLISECONDS);
         }
         ticker.scheduleAtFixedRate(guarded(supervisor::tick), 1, 1, TimeUnit.SECONDS);
         long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));

@@ -16,6 +16,8 @@ import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * This Event Handler as a node of a cluster (cluster mode): its connection to NATS, the shared stream as its
@@ -24,6 +26,7 @@ import java.util.List;
  * streams' supervisor exist.
  */
 public final class ClusterNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
     private final ClusterConfig config;
     private final ClusterConnection connection;
     private final JetStreamManagement management;
@@ -32,6 +35,8 @@ public final class ClusterNode implements AutoCloseable {
     private final StreamPublisher publisher;
     private volatile Hub hub;
     private volatile StreamFeed feed;
+    /** Set when the node is connected again: its feed's consumer may have gone with the server it lived on. */
+    private volatile boolean feedNeedsRestart;
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
                         StreamMessages messages, StreamEventStore store, StreamPublisher publisher) {
@@ -95,15 +100,31 @@ public final class ClusterNode implements AutoCloseable {
 
             @Override
             public void restored() {
+                feedNeedsRestart = true;
                 hub.refuseFor(null);
             }
         });
-        feed = StreamFeed.start(connection, connection.jetStream(config.timeout()), config.stream(), messages, hub);
+        feed = StreamFeed.start(connection.nats(), connection.jetStream(config.timeout()), config.stream(), messages,
+                hub);
     }
 
-    /** See {@link ClusterConnection#checkOutage}; the server calls it a few times a second. */
-    public void checkOutage() {
+    /**
+     * Ends the streams of an outage that lasts ({@link ClusterConnection#checkOutage}), and restarts the feed once
+     * the node is connected again (off NATS's own thread, since it asks the stream for a new consumer). The server
+     * calls it a few times a second.
+     */
+    public void tick() {
         connection.checkOutage();
+        StreamFeed reading = feed;
+        if (feedNeedsRestart && reading != null && connection.isUp()) {
+            try {
+                reading.restart();
+                feedNeedsRestart = false;
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("node {} cannot read the cluster's stream again yet: {}; trying again", connection.nodeName(),
+                        e.getMessage());
+            }
+        }
     }
 
     /**

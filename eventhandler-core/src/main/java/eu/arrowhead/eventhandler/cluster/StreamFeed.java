@@ -7,6 +7,7 @@ import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.PushSubscribeOptions;
 import io.nats.client.api.ConsumerConfiguration;
@@ -21,67 +22,113 @@ import org.slf4j.LoggerFactory;
  * how every node delivers every event, whichever node took its publish.
  *
  * <p>An ordered consumer: JetStream pushes the stream's messages to this node without acknowledgements, and the
- * client recreates the consumer from the last sequence it saw whenever a message is missing or the connection
- * moved to another server, so the hub sees each event once and in order. It starts after the hub's last id.
- * Each event is delivered on NATS's dispatcher thread, which then writes to the subscribers that were idle
- * itself, as a publishing thread does in single-node mode.
+ * client recreates the consumer from the last sequence it saw when a message is missing. The consumer lives on
+ * one NATS server; when the node's connection moves to another server (that one failed), the client would notice
+ * only after several missed heartbeats, seconds to tens of seconds, so the node {@linkplain #restart restarts} the
+ * feed itself after the hub's last id as soon as it is connected again. Messages of a replaced consumer that are
+ * still on their way are ignored: each consumer has its own handler, and only the current one delivers.
+ *
+ * <p>Each event is delivered on NATS's dispatcher thread (one, so in order), which then writes to the subscribers
+ * that were idle itself, as a publishing thread does in single-node mode.
  */
 final class StreamFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamFeed.class);
 
     private final Hub hub;
     private final StreamMessages messages;
-    private final Dispatcher dispatcher;
+    private final JetStream jetStream;
+    private final String stream;
     private final Connection nats;
+    private final Dispatcher dispatcher;
     private final AtomicLong unreadable = new AtomicLong();
+    /** The handler of the consumer that delivers now; replaced handlers deliver nothing more. */
+    private volatile Consumer current;
 
-    private StreamFeed(Hub hub, StreamMessages messages, Dispatcher dispatcher, Connection nats) {
-        this.nats = nats;
+    private StreamFeed(Hub hub, StreamMessages messages, JetStream jetStream, String stream, Connection nats) {
         this.hub = hub;
         this.messages = messages;
-        this.dispatcher = dispatcher;
+        this.jetStream = jetStream;
+        this.stream = stream;
+        this.nats = nats;
+        this.dispatcher = nats.createDispatcher();
     }
 
     /** Starts feeding the hub with the events after its last id. */
-    static StreamFeed start(ClusterConnection connection, JetStream jetStream, String stream, StreamMessages messages,
-                            Hub hub) throws IOException {
-        Dispatcher dispatcher = connection.nats().createDispatcher();
-        StreamFeed feed = new StreamFeed(hub, messages, dispatcher, connection.nats());
+    static StreamFeed start(Connection nats, JetStream jetStream, String stream, StreamMessages messages, Hub hub)
+            throws IOException {
+        StreamFeed feed = new StreamFeed(hub, messages, jetStream, stream, nats);
+        try {
+            feed.subscribe();
+        } catch (IOException | RuntimeException e) {
+            nats.closeDispatcher(feed.dispatcher);
+            throw e;
+        }
+        return feed;
+    }
+
+    /** Replaces the consumer with a new one that starts after the hub's last id. */
+    synchronized void restart() throws IOException {
+        Consumer replaced = current;
+        current = null;
+        if (replaced != null && replaced.subscription != null) {
+            try {
+                dispatcher.unsubscribe(replaced.subscription);
+            } catch (IllegalStateException e) {
+                // already gone with the server it lived on
+            }
+        }
+        subscribe();
+    }
+
+    private synchronized void subscribe() throws IOException {
+        long after = hub.lastId();
         PushSubscribeOptions options = PushSubscribeOptions.builder()
                 .stream(stream)
                 .ordered(true)
                 .configuration(ConsumerConfiguration.builder()
                         .deliverPolicy(DeliverPolicy.ByStartSequence)
-                        .startSequence(hub.lastId() + 1)
+                        .startSequence(after + 1)
                         .build())
                 .build();
+        Consumer consumer = new Consumer();
+        current = consumer;
         try {
-            jetStream.subscribe(messages.allSubjects(), dispatcher, feed::deliver, false, options);
+            consumer.subscription = jetStream.subscribe(messages.allSubjects(), dispatcher, consumer::deliver, false,
+                    options);
         } catch (JetStreamApiException e) {
-            connection.nats().closeDispatcher(dispatcher);
+            current = null;
             throw new IOException("cannot read the cluster's stream " + stream + ": " + e.getMessage(), e);
         }
-        return feed;
+        LOG.debug("feeding the hub from the stream {} after id {}", stream, after);
     }
 
-    private void deliver(Message message) {
-        long id = message.metaData().streamSequence();
-        IncomingEvent event;
-        try {
-            event = messages.decode(message.getHeaders(), message.getData());
-        } catch (IllegalArgumentException e) {
-            // Someone else writes on the stream's subjects: skipped, counted, and said once.
-            if (unreadable.getAndIncrement() == 0) {
-                LOG.warn("the cluster's stream holds a message the Event Handler did not write (sequence {}, subject"
-                        + " {}): {}; it and any like it are skipped", id, message.getSubject(), e.getMessage());
+    /** One ordered consumer's handler. */
+    private final class Consumer {
+        JetStreamSubscription subscription;
+
+        void deliver(Message message) {
+            if (current != this) {
+                return;
             }
-            return;
-        }
-        Publication publication = Publication.queued();
-        try {
-            hub.deliverLogged(id, event, publication);
-        } finally {
-            publication.runDeferred();
+            long id = message.metaData().streamSequence();
+            IncomingEvent event;
+            try {
+                event = messages.decode(message.getHeaders(), message.getData());
+            } catch (IllegalArgumentException e) {
+                // Someone else writes on the stream's subjects: skipped, counted, and said once.
+                if (unreadable.getAndIncrement() == 0) {
+                    LOG.warn("the cluster's stream holds a message the Event Handler did not write (sequence {},"
+                            + " subject {}): {}; it and any like it are skipped", id, message.getSubject(),
+                            e.getMessage());
+                }
+                return;
+            }
+            Publication publication = Publication.queued();
+            try {
+                hub.deliverLogged(id, event, publication);
+            } finally {
+                publication.runDeferred();
+            }
         }
     }
 
@@ -92,6 +139,7 @@ final class StreamFeed implements AutoCloseable {
 
     @Override
     public void close() {
+        current = null;
         if (dispatcher.isActive()) {
             nats.closeDispatcher(dispatcher);
         }
