@@ -143,6 +143,16 @@ class ClusterModeTest {
     }
 
     @Test
+    void aStreamCreatedForAMigratedLogStartsAtTheFirstIdGiven() throws Exception {
+        try (TestServer migrated = TestServer.start("cluster.enabled", "true", "cluster.nats-urls", nats.urls(),
+                "cluster.stream", "MIGRATED", "cluster.subject-prefix", "migrated.events", "cluster.first-id", "5000")) {
+            Reply reply = migrated.post("/eventhandler/publish", event("c.migrated", "first"));
+            assertEquals(200, reply.statusCode(), reply.body());
+            assertEquals(5000, JSON.readTree(reply.body()).get("id").asLong());
+        }
+    }
+
+    @Test
     void healthShowsTheNodesViewOfTheCluster() throws Exception {
         publish(0, "c.health", "x");
         Reply health = nodes[1].get("/eventhandler/mgmt/health");
