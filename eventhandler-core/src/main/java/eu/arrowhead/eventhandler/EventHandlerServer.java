@@ -220,11 +220,19 @@ public final class EventHandlerServer implements AutoCloseable {
         ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-store-retention"));
 
         PushSender pushSender = new PushSender(config.push(), tls == null ? null : tls.context());
-        PushSubscriptions pushSubscriptions = new PushSubscriptions(hub,
-                store == null ? SubscriptionStore.NONE : store, authorizer, pushSender, config.push());
+        PushSubscriptions pushSubscriptions;
         try {
+            pushSubscriptions = cluster == null
+                    ? new PushSubscriptions(hub, store == null ? SubscriptionStore.NONE : store, authorizer, pushSender,
+                    config.push())
+                    : new PushSubscriptions(store, authorizer, pushSender, config.push(),
+                    cluster.pushDeliveries(pushSender, config.push()));
+            if (cluster != null) {
+                // Watched before they are loaded, so that no other node's change falls between.
+                cluster.watchSubscriptions(pushSubscriptions);
+            }
             pushSubscriptions.load();
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             pushSender.close();
             throw e;
         }

@@ -3,13 +3,19 @@ package eu.arrowhead.eventhandler.cluster;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import eu.arrowhead.eventhandler.config.ClusterConfig;
+import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.publish.SharedStream;
+import eu.arrowhead.eventhandler.push.PushDelivery;
+import eu.arrowhead.eventhandler.push.PushSender;
+import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.StreamContext;
 import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.Replica;
 import io.nats.client.api.StreamInfo;
@@ -32,6 +38,7 @@ public final class ClusterNode implements AutoCloseable {
     private final JetStreamManagement management;
     private final StreamMessages messages;
     private final StreamEventStore store;
+    private final SharedSubscriptions subscriptions;
     private final StreamPublisher publisher;
     private volatile Hub hub;
     private volatile StreamFeed feed;
@@ -39,12 +46,14 @@ public final class ClusterNode implements AutoCloseable {
     private volatile boolean feedNeedsRestart;
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
-                        StreamMessages messages, StreamEventStore store, StreamPublisher publisher) {
+                        StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
+                        StreamPublisher publisher) {
         this.config = config;
         this.connection = connection;
         this.management = management;
         this.messages = messages;
         this.store = store;
+        this.subscriptions = subscriptions;
         this.publisher = publisher;
     }
 
@@ -60,11 +69,13 @@ public final class ClusterNode implements AutoCloseable {
             JetStreamManagement management = connection.management(config.timeout());
             StreamInfo info = StreamSetup.ensure(management, config, messages);
             StreamReader reader = new StreamReader(connection, config.stream(), messages, config.timeout());
-            StreamEventStore store = new StreamEventStore(connection, reader,
+            SharedSubscriptions subscriptions = SharedSubscriptions.open(connection.nats(), config.stream(),
+                    config.replicas(), config.timeout());
+            StreamEventStore store = new StreamEventStore(connection, reader, subscriptions,
                     info.getStreamState().getLastSequence());
             StreamPublisher publisher = new StreamPublisher(connection, messages, config.stream(), config.timeout(),
                     config.duplicateWindow());
-            return new ClusterNode(config, connection, management, messages, store, publisher);
+            return new ClusterNode(config, connection, management, messages, store, subscriptions, publisher);
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
@@ -79,6 +90,23 @@ public final class ClusterNode implements AutoCloseable {
     /** Where this node's publishes go. */
     public SharedStream stream() {
         return publisher;
+    }
+
+    /** How push subscriptions are delivered in the cluster: each by its cursor in the stream ({@link PushCursor}). */
+    public PushDelivery.Factory pushDeliveries(PushSender sender, PushConfig push) throws IOException {
+        StreamContext stream;
+        try {
+            stream = connection.nats().getStreamContext(config.stream(),
+                    JetStreamOptions.builder().requestTimeout(config.timeout()).build());
+        } catch (JetStreamApiException e) {
+            throw new IOException("the cluster's stream cannot be read: " + e.getMessage(), e);
+        }
+        return (id, rules) -> new PushCursor(id, stream, messages, sender, push, rules);
+    }
+
+    /** Puts the other nodes' push subscription changes in effect on this node from now on. */
+    public void watchSubscriptions(PushSubscriptions pushSubscriptions) throws IOException {
+        subscriptions.watch(pushSubscriptions);
     }
 
     /**

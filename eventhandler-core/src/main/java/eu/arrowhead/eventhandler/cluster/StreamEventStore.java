@@ -1,7 +1,6 @@
 package eu.arrowhead.eventhandler.cluster;
 
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -16,16 +15,19 @@ import java.util.concurrent.CompletableFuture;
  * and reach every node's hub through its {@link StreamFeed}. Resumes older than the replay windows and
  * {@code mgmt/events} read the stream ({@link StreamReader}).
  *
- * <p>Push subscriptions are kept in this node's memory only for now (docs/cluster.md).
+ * <p>Push subscriptions are kept in a key-value bucket every node shares ({@link SharedSubscriptions}).
  */
 final class StreamEventStore implements EventStore {
     private final ClusterConnection connection;
     private final StreamReader reader;
+    private final SharedSubscriptions subscriptions;
     private final long lastIdAtStart;
 
-    StreamEventStore(ClusterConnection connection, StreamReader reader, long lastIdAtStart) {
+    StreamEventStore(ClusterConnection connection, StreamReader reader, SharedSubscriptions subscriptions,
+                     long lastIdAtStart) {
         this.connection = connection;
         this.reader = reader;
+        this.subscriptions = subscriptions;
         this.lastIdAtStart = lastIdAtStart;
     }
 
@@ -99,17 +101,22 @@ final class StreamEventStore implements EventStore {
 
     @Override
     public List<StoredSubscription> loadSubscriptions() {
-        return SubscriptionStore.NONE.loadSubscriptions();
+        return subscriptions.loadSubscriptions();
     }
 
     @Override
     public void saveSubscription(StoredSubscription subscription) {
-        SubscriptionStore.NONE.saveSubscription(subscription);
+        subscriptions.saveSubscription(subscription);
     }
 
     @Override
     public void deleteSubscription(long id) {
-        SubscriptionStore.NONE.deleteSubscription(id);
+        subscriptions.deleteSubscription(id);
+    }
+
+    @Override
+    public long nextSubscriptionId(long lastId) {
+        return subscriptions.nextSubscriptionId(lastId);
     }
 
     private void requireUp(String advice) {

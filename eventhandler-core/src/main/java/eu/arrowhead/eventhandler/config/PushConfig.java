@@ -17,6 +17,12 @@ public record PushConfig(
         Duration responseTimeout,
         int senderThreads) {
 
+    /** The pause before retry {@code retry + 1} (from 0): doubling from the initial backoff, capped. */
+    public Duration backoff(long retry) {
+        Duration pause = retryInitialBackoff.multipliedBy(1L << Math.min(Math.max(retry, 0), 30));
+        return pause.compareTo(retryMaxBackoff) > 0 || pause.isNegative() ? retryMaxBackoff : pause;
+    }
+
     static PushConfig from(ConfigValues v, HeapBudget heap) {
         return new PushConfig(
                 v.integer("push.max-subscriptions", 1, 10_000_000),

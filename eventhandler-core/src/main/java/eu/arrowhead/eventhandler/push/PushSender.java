@@ -3,12 +3,14 @@ package eu.arrowhead.eventhandler.push;
 import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -48,8 +50,7 @@ public final class PushSender implements AutoCloseable {
     private final CloseableHttpAsyncClient client;
     private final ScheduledThreadPoolExecutor dispatch;
     private final int maxRetries;
-    private final Duration retryInitial;
-    private final Duration retryMax;
+    private final PushConfig config;
     private final boolean https;
     private final LongAdder delivered = new LongAdder();
     private final LongAdder failedAttempts = new LongAdder();
@@ -69,8 +70,7 @@ public final class PushSender implements AutoCloseable {
         // One connection per subscription at most, since each has at most one POST in flight.
         int maxConnections = config.maxSubscriptions();
         this.maxRetries = config.maxRetries();
-        this.retryInitial = config.retryInitialBackoff();
-        this.retryMax = config.retryMaxBackoff();
+        this.config = config;
         this.https = sslContext != null;
         PoolingAsyncClientConnectionManagerBuilder connections = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setMaxConnTotal(maxConnections)
@@ -167,7 +167,31 @@ public final class PushSender implements AutoCloseable {
             sendNext(subscriber);
             return;
         }
-        var request = AsyncRequestBuilder.post(subscriber.target())
+        post(subscriber.target(), json, why -> {
+            if (why == null) {
+                continueWith(subscriber);
+            } else {
+                failed(subscriber, body, retry, why);
+            }
+        });
+    }
+
+    /**
+     * POSTs an event's 4.x JSON once, without retries: cluster mode retries through the stream instead.
+     *
+     * @param done told {@code null} once the subscriber answered 2xx, else why the POST failed; on an I/O thread
+     */
+    public void postOnce(URI target, byte[] json, Consumer<String> done) {
+        post(target, json, why -> {
+            if (why != null) {
+                failedAttempts.increment();
+            }
+            done.accept(why);
+        });
+    }
+
+    private void post(URI target, byte[] json, Consumer<String> done) {
+        var request = AsyncRequestBuilder.post(target)
                 .setEntity(AsyncEntityProducers.create(json, ContentType.APPLICATION_JSON))
                 .build();
         try {
@@ -178,24 +202,24 @@ public final class PushSender implements AutoCloseable {
                             int status = response.getHead().getCode();
                             if (status >= 200 && status < 300) {
                                 delivered.increment();
-                                continueWith(subscriber);
+                                done.accept(null);
                             } else {
-                                PushSender.this.failed(subscriber, body, retry, "status " + status);
+                                done.accept("status " + status);
                             }
                         }
 
                         @Override
                         public void failed(Exception e) {
-                            PushSender.this.failed(subscriber, body, retry, e.toString());
+                            done.accept(e.toString());
                         }
 
                         @Override
                         public void cancelled() {
-                            PushSender.this.failed(subscriber, body, retry, "cancelled");
+                            done.accept("cancelled");
                         }
                     });
         } catch (RuntimeException e) {
-            failed(subscriber, body, retry, e.toString());
+            done.accept(e.toString());
         }
     }
 
@@ -204,7 +228,7 @@ public final class PushSender implements AutoCloseable {
         if (retry < maxRetries) {
             LOG.debug("POST to {} failed ({}); retry {} of {}", subscriber.target(), why, retry + 1, maxRetries);
             try {
-                dispatch.schedule(() -> send(subscriber, body, retry + 1), backoff(retry).toMillis(),
+                dispatch.schedule(() -> send(subscriber, body, retry + 1), config.backoff(retry).toMillis(),
                         TimeUnit.MILLISECONDS);
                 return;
             } catch (RuntimeException e) {
@@ -214,12 +238,6 @@ public final class PushSender implements AutoCloseable {
         LOG.debug("POST to {} failed ({}); the event is dropped after {} retries", subscriber.target(), why, retry);
         droppedRetriesExhausted.increment();
         continueWith(subscriber);
-    }
-
-    /** The pause before retry {@code retry + 1}: doubling from the initial backoff, capped. */
-    private Duration backoff(int retry) {
-        Duration pause = retryInitial.multipliedBy(1L << Math.min(retry, 30));
-        return pause.compareTo(retryMax) > 0 || pause.isNegative() ? retryMax : pause;
     }
 
     void countDropped() {

@@ -3,12 +3,15 @@ package eu.arrowhead.eventhandler.push;
 import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Subscriber;
+import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.net.URI;
 import java.util.ArrayDeque;
+import java.util.OptionalLong;
+import java.util.Set;
 
 /**
- * The hub's side of one push subscription: takes the subscription's events under the hub's lock into its
+ * Single-node mode's push delivery, the hub's side of one push subscription: takes the subscription's events under the hub's lock into its
  * own bounded queue, and hands them to the {@link PushSender} one at a time, so that the subscriber receives
  * them in order and at most one POST to it is in flight. A subscriber that is down or slow fills only its
  * own queue; past {@code push.queue-capacity}, or past its share of the heap ({@link PushBudget}), its
@@ -17,7 +20,8 @@ import java.util.ArrayDeque;
  * <p>The subscription's rules can change (subscribing again, {@code PUT}, an authorization update) without
  * losing what is queued: they are swapped as a whole.
  */
-final class PushSubscriber implements Subscriber {
+final class PushSubscriber implements Subscriber, PushDelivery {
+    private final Hub hub;
     private final PushSender sender;
     private final int capacity;
     private final PushBudget budget;
@@ -30,23 +34,13 @@ final class PushSubscriber implements Subscriber {
      */
     private PushBody inFlight;
     private final Runnable startSending;
-    private volatile Rules rules;
+    private volatile PushRules rules;
     /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
     private boolean sending;
     private boolean closed;
 
-    /**
-     * What the subscriber receives and where it goes.
-     *
-     * @param filter      sources and metadata
-     * @param startMillis the earliest timeStamp sent
-     * @param endMillis   the latest timeStamp sent
-     * @param target      the notify URL
-     */
-    record Rules(SubscriberFilter filter, long startMillis, long endMillis, URI target) {
-    }
-
-    PushSubscriber(PushSender sender, int capacity, PushBudget budget, Rules rules) {
+    PushSubscriber(Hub hub, PushSender sender, int capacity, PushBudget budget, PushRules rules) {
+        this.hub = hub;
         this.sender = sender;
         this.capacity = capacity;
         this.budget = budget;
@@ -54,7 +48,18 @@ final class PushSubscriber implements Subscriber {
         this.startSending = () -> sender.start(this);
     }
 
-    void rules(Rules changed) {
+    @Override
+    public void follow(String topicKey) {
+        hub.subscribe(Set.of(topicKey), this, OptionalLong.empty());
+    }
+
+    @Override
+    public void unfollow(String topicKey) {
+        hub.unsubscribe(Set.of(topicKey), this);
+    }
+
+    @Override
+    public void rules(PushRules changed) {
         rules = changed;
     }
 
@@ -69,9 +74,7 @@ final class PushSubscriber implements Subscriber {
 
     @Override
     public void offer(PublishedEvent event, Publication publication) {
-        Rules current = rules;
-        long time = event.timeStampMillis();
-        if (time < current.startMillis() || time > current.endMillis()) {
+        if (!rules.inWindow(event.timeStampMillis())) {
             return;
         }
         PushBody body = sender.bodyFor(event);
@@ -128,12 +131,14 @@ final class PushSubscriber implements Subscriber {
         return closed;
     }
 
-    synchronized int queued() {
+    @Override
+    public synchronized int queued() {
         return queue.size();
     }
 
     /** Stops sending: what is queued is discarded, a POST in flight ends on its own. */
-    synchronized void close() {
+    @Override
+    public synchronized void close() {
         closed = true;
         queue.forEach(this::release);
         queue.clear();

@@ -22,7 +22,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
@@ -43,7 +42,7 @@ public final class PushSubscriptions {
     /** The event type of Arrowhead's authorization updates. */
     public static final String AUTH_UPDATE_EVENT_TYPE = "SUBSCRIBER_AUTH_UPDATE";
 
-    private final Hub hub;
+    private final PushDelivery.Factory deliveries;
     private final SubscriptionStore store;
     private final Authorizer authorizer;
     private final PushSender sender;
@@ -54,14 +53,14 @@ public final class PushSubscriptions {
     private final TreeMap<Long, Entry> byId = new TreeMap<>();
     private long lastId;
 
-    /** A live subscription: its rules, the hub's subscriber that delivers them, and its heap charge. */
+    /** A live subscription: its rules, what delivers them, and its heap charge. */
     private static final class Entry {
         PushSubscription subscription;
         Set<String> sources;
         long heapCost;
-        final PushSubscriber subscriber;
+        final PushDelivery subscriber;
 
-        Entry(PushSubscription subscription, Set<String> sources, long heapCost, PushSubscriber subscriber) {
+        Entry(PushSubscription subscription, Set<String> sources, long heapCost, PushDelivery subscriber) {
             this.subscription = subscription;
             this.sources = sources;
             this.heapCost = heapCost;
@@ -73,39 +72,37 @@ public final class PushSubscriptions {
         }
     }
 
+    /** Single-node mode: each subscription is a subscriber of the hub with a bounded queue ({@link PushSubscriber}). */
     public PushSubscriptions(Hub hub, SubscriptionStore store, Authorizer authorizer, PushSender sender,
                              PushConfig config) {
-        this.hub = hub;
+        this(store, authorizer, sender, config, new PushBudget(config.totalMaxBytes()), null, hub);
+    }
+
+    /** Cluster mode: the store is shared by the nodes and each subscription is delivered by {@code deliveries}. */
+    public PushSubscriptions(SubscriptionStore store, Authorizer authorizer, PushSender sender, PushConfig config,
+                             PushDelivery.Factory deliveries) {
+        this(store, authorizer, sender, config, new PushBudget(config.totalMaxBytes()), deliveries, null);
+    }
+
+    private PushSubscriptions(SubscriptionStore store, Authorizer authorizer, PushSender sender, PushConfig config,
+                              PushBudget budget, PushDelivery.Factory deliveries, Hub hub) {
         this.store = store;
         this.authorizer = authorizer;
         this.sender = sender;
         this.config = config;
-        this.budget = new PushBudget(config.totalMaxBytes());
+        this.budget = budget;
+        this.deliveries = deliveries != null ? deliveries
+                : (id, rules) -> new PushSubscriber(hub, sender, config.queueCapacity(), budget, rules);
         // Subscriptions made while the Authorization system was down have no source in effect: once it
         // answers again, they get the sources it allows.
         authorizer.onAuthorizationChange(this::recomputeSources);
     }
 
-    /** Registers every stored subscription with the hub; a stored one that no longer validates is skipped. */
+    /** Registers every stored subscription for delivery; a stored one that no longer validates is skipped. */
     public int load() {
         synchronized (lock) {
             for (SubscriptionStore.StoredSubscription stored : store.loadSubscriptions()) {
-                lastId = Math.max(lastId, stored.id());
-                try {
-                    SubscriptionRequest request = JsonMapper.get().readValue(stored.json(), SubscriptionRequest.class);
-                    PushSubscription subscription = PushSubscription.validate(request, stored.id(),
-                            Instant.ofEpochMilli(stored.createdMillis()), Instant.ofEpochMilli(stored.updatedMillis()));
-                    Set<String> sources = subscription.effectiveSources(authorized(subscription));
-                    PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), budget,
-                            rules(subscription, sources));
-                    hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
-                    long cost = PushBudget.cost(request, stored.json().getBytes(StandardCharsets.UTF_8).length);
-                    budget.chargeSubscription(cost);
-                    put(new Entry(subscription, sources, cost, subscriber));
-                } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
-                    LOG.warn("push subscription {} in the store cannot be registered and is skipped: {}",
-                            stored.id(), e.getMessage());
-                }
+                register(stored);
             }
             LOG.info("{} push subscriptions loaded", byId.size());
             if (budget.subscriptionsOverBudget()) {
@@ -114,6 +111,83 @@ public final class PushSubscriptions {
                         config.totalMaxBytes());
             }
             return byId.size();
+        }
+    }
+
+    /**
+     * Cluster mode: a subscription was saved in the shared store, by another node or by this one (then it is
+     * known already and nothing changes). This node registers it, or puts its changes in effect.
+     */
+    public void storedElsewhere(SubscriptionStore.StoredSubscription stored) {
+        synchronized (lock) {
+            Entry known = byId.get(stored.id());
+            if (known == null) {
+                register(stored);
+                return;
+            }
+            if (known.subscription.updatedAt().toEpochMilli() >= stored.updatedMillis()) {
+                return;
+            }
+            try {
+                PushSubscription changed = fromStore(stored);
+                long cost = PushBudget.cost(changed.request(), stored.json().getBytes(StandardCharsets.UTF_8).length);
+                budget.resizeSubscription(known.heapCost, cost);
+                known.heapCost = cost;
+                if (!known.subscription.topicKey().equals(changed.topicKey())) {
+                    known.subscriber.follow(changed.topicKey());
+                    known.subscriber.unfollow(known.subscription.topicKey());
+                }
+                changeTo(known, changed, changed.effectiveSources(authorized(changed)));
+            } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
+                LOG.warn("push subscription {} changed in the shared store cannot be put in effect here: {}",
+                        stored.id(), e.getMessage());
+            }
+        }
+    }
+
+    /** Cluster mode: a subscription was deleted from the shared store; this node stops delivering it. */
+    public void deletedElsewhere(long id) {
+        synchronized (lock) {
+            Entry entry = byId.get(id);
+            if (entry != null) {
+                forget(entry);
+            }
+        }
+    }
+
+    /** Registers a stored subscription; one that no longer validates is skipped. Under the lock. */
+    private void register(SubscriptionStore.StoredSubscription stored) {
+        lastId = Math.max(lastId, stored.id());
+        if (byId.containsKey(stored.id())) {
+            return;
+        }
+        try {
+            PushSubscription subscription = fromStore(stored);
+            Set<String> sources = subscription.effectiveSources(authorized(subscription));
+            PushDelivery subscriber = deliveries.create(subscription.id(), rules(subscription, sources));
+            subscriber.follow(subscription.topicKey());
+            long cost = PushBudget.cost(subscription.request(), stored.json().getBytes(StandardCharsets.UTF_8).length);
+            budget.chargeSubscription(cost);
+            put(new Entry(subscription, sources, cost, subscriber));
+        } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
+            LOG.warn("push subscription {} in the store cannot be registered and is skipped: {}", stored.id(),
+                    e.getMessage());
+        }
+    }
+
+    private static PushSubscription fromStore(SubscriptionStore.StoredSubscription stored)
+            throws JsonProcessingException {
+        SubscriptionRequest request = JsonMapper.get().readValue(stored.json(), SubscriptionRequest.class);
+        return PushSubscription.validate(request, stored.id(), Instant.ofEpochMilli(stored.createdMillis()),
+                Instant.ofEpochMilli(stored.updatedMillis()));
+    }
+
+    /** The id of a new subscription: after every id this node knows, and, in a cluster, every node gave. */
+    private long nextId() {
+        try {
+            return store.nextSubscriptionId(lastId);
+        } catch (RuntimeException e) {
+            throw unavailable(e);
         }
     }
 
@@ -135,20 +209,19 @@ public final class PushSubscriptions {
                 throw new HubUnavailableException("the Event Handler already holds its maximum of "
                         + config.maxSubscriptions() + " push subscriptions (push.max-subscriptions)");
             }
-            PushSubscription subscription = PushSubscription.validate(request, lastId + 1, now, now);
+            PushSubscription subscription = PushSubscription.validate(request, nextId(), now, now);
             String json = json(subscription);
             long cost = PushBudget.cost(subscription.request(), json.getBytes(StandardCharsets.UTF_8).length);
             if (!budget.reserveSubscription(cost)) {
                 throw budgetFull();
             }
-            PushSubscriber subscriber = new PushSubscriber(sender, config.queueCapacity(), budget,
-                    rules(subscription, sources));
+            PushDelivery subscriber = deliveries.create(subscription.id(), rules(subscription, sources));
             try {
-                hub.subscribe(Set.of(subscription.topicKey()), subscriber, OptionalLong.empty());
+                subscriber.follow(subscription.topicKey());
                 try {
                     save(subscription, json);
                 } catch (RuntimeException e) {
-                    hub.unsubscribe(Set.of(subscription.topicKey()), subscriber);
+                    subscriber.unfollow(subscription.topicKey());
                     throw e;
                 }
             } catch (RuntimeException e) {
@@ -331,13 +404,13 @@ public final class PushSubscriptions {
         }
         try {
             if (moved) {
-                hub.subscribe(Set.of(changed.topicKey()), entry.subscriber, OptionalLong.empty());
+                entry.subscriber.follow(changed.topicKey());
             }
             try {
                 save(changed, json);
             } catch (RuntimeException e) {
                 if (moved) {
-                    hub.unsubscribe(Set.of(changed.topicKey()), entry.subscriber);
+                    entry.subscriber.unfollow(changed.topicKey());
                 }
                 throw e;
             }
@@ -347,24 +420,32 @@ public final class PushSubscriptions {
         }
         entry.heapCost = cost;
         if (moved) {
-            hub.unsubscribe(Set.of(old.topicKey()), entry.subscriber);
+            entry.subscriber.unfollow(old.topicKey());
         }
-        byKey.remove(key(old));
+        changeTo(entry, changed, sources);
+        return entry.response();
+    }
+
+    private void changeTo(Entry entry, PushSubscription changed, Set<String> sources) {
+        byKey.remove(key(entry.subscription));
         entry.subscription = changed;
         entry.sources = sources;
         entry.subscriber.rules(rules(changed, sources));
         byKey.put(key(changed), entry);
-        return entry.response();
     }
 
     private void remove(Entry entry) {
-        PushSubscription subscription = entry.subscription;
         try {
-            store.deleteSubscription(subscription.id());
+            store.deleteSubscription(entry.subscription.id());
         } catch (RuntimeException e) {
             throw unavailable(e);
         }
-        hub.unsubscribe(Set.of(subscription.topicKey()), entry.subscriber);
+        forget(entry);
+    }
+
+    private void forget(Entry entry) {
+        PushSubscription subscription = entry.subscription;
+        entry.subscriber.unfollow(subscription.topicKey());
         entry.subscriber.close();
         budget.releaseSubscription(entry.heapCost);
         byKey.remove(key(subscription));
@@ -414,9 +495,9 @@ public final class PushSubscriptions {
         return authorizer.authorizedPublishers(subscription.request().subscriberSystem());
     }
 
-    private PushSubscriber.Rules rules(PushSubscription subscription, Set<String> sources) {
+    private PushRules rules(PushSubscription subscription, Set<String> sources) {
         Map<String, String> metaData = subscription.matchMetaData() ? subscription.request().filterMetaData() : Map.of();
-        return new PushSubscriber.Rules(new SubscriberFilter(sources, metaData), subscription.startMillis(),
+        return new PushRules(new SubscriberFilter(sources, metaData), subscription.startMillis(),
                 subscription.endMillis(), subscription.target(sender.https()));
     }
 

@@ -34,6 +34,16 @@ public interface SubscriptionStore {
     void deleteSubscription(long id);
 
     /**
+     * The id of a new subscription. One store per server: after the last id it knows. A store shared by the nodes
+     * of a cluster gives ids no node has given.
+     *
+     * @param lastId the largest id this server knows
+     */
+    default long nextSubscriptionId(long lastId) {
+        return lastId + 1;
+    }
+
+    /**
      * A push subscription as kept.
      *
      * @param id            the subscription's id, given by the Event Handler

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import eu.arrowhead.eventhandler.push.StandInSubscriber;
+import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.NatsCluster;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
@@ -14,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.io.entity.StringEntity;
@@ -149,6 +152,41 @@ class ClusterModeTest {
             Reply reply = migrated.post("/eventhandler/publish", event("c.migrated", "first"));
             assertEquals(200, reply.statusCode(), reply.body());
             assertEquals(5000, JSON.readTree(reply.body()).get("id").asLong());
+        }
+    }
+
+    @Test
+    void aPushSubscriptionIsSharedByEveryNodeAndDeliveredOnceInOrder() throws Exception {
+        try (StandInSubscriber subscriber = StandInSubscriber.healthy()) {
+            Reply subscribed = nodes[0].post("/eventhandler/subscribe",
+                    subscriber.subscription("pushed", "c.push", ""));
+            assertEquals(200, subscribed.statusCode(), subscribed.body());
+            for (TestServer node : nodes) {
+                Await.until("every node to know the subscription", WAIT,
+                        () -> subscriptionCount(node) == 1);
+            }
+            List<String> published = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                publish(i % 3, "c.push", "p" + i);
+                published.add("p" + i);
+            }
+            subscriber.awaitEvents(60);
+            assertEquals(published, subscriber.payloads());
+
+            Reply deleted = nodes[2].send(new HttpDelete(nodes[2].uri(
+                    "/eventhandler/unsubscribe?event_type=c.push&system_name=pushed")));
+            assertEquals(200, deleted.statusCode(), deleted.body());
+            for (TestServer node : nodes) {
+                Await.until("every node to forget the subscription", WAIT, () -> subscriptionCount(node) == 0);
+            }
+        }
+    }
+
+    private static int subscriptionCount(TestServer node) {
+        try {
+            return JSON.readTree(node.get("/eventhandler/mgmt/subscriptions").body()).get("count").asInt();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 

@@ -24,7 +24,7 @@ import java.util.function.IntUnaryOperator;
  * POSTed to its notify URI. It can answer with an error status per request, or hold every answer until
  * {@link #release()} (a subscriber that hangs).
  */
-final class StandInSubscriber implements AutoCloseable {
+public final class StandInSubscriber implements AutoCloseable {
     static final String NOTIFY_PATH = "/notify";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -69,46 +69,46 @@ final class StandInSubscriber implements AutoCloseable {
     }
 
     /** Answers every POST with 200 at once. */
-    static StandInSubscriber healthy() {
+    public static StandInSubscriber healthy() {
         return new StandInSubscriber(false, request -> 200, null);
     }
 
     /** Answers every POST with 200 at once, over mutual TLS as the system {@code subscriber} of this PKI. */
-    static StandInSubscriber healthyOverTls(TestPki tls) {
+    public static StandInSubscriber healthyOverTls(TestPki tls) {
         return new StandInSubscriber(false, request -> 200, tls);
     }
 
     /** Answers the n-th POST (from 1) with the given status. */
-    static StandInSubscriber answering(IntUnaryOperator statusOfRequest) {
+    public static StandInSubscriber answering(IntUnaryOperator statusOfRequest) {
         return new StandInSubscriber(false, statusOfRequest, null);
     }
 
     /** Receives POSTs but answers none until {@link #release()}. */
-    static StandInSubscriber hanging() {
+    public static StandInSubscriber hanging() {
         return new StandInSubscriber(true, request -> 200, null);
     }
 
-    int port() {
+    public int port() {
         return server.getAddress().getPort();
     }
 
     /** The JSON of a SubscriptionRequest for this subscriber, with the given extra fields (JSON members). */
-    String subscription(String systemName, String eventType, String extraFields) {
+    public String subscription(String systemName, String eventType, String extraFields) {
         return "{\"eventType\":\"" + eventType + "\",\"subscriberSystem\":{\"systemName\":\"" + systemName
                 + "\",\"address\":\"127.0.0.1\",\"port\":" + port() + "},\"notifyUri\":\"" + NOTIFY_PATH + "\""
                 + (extraFields.isEmpty() ? "" : "," + extraFields) + "}";
     }
 
-    synchronized List<String> bodies() {
+    public synchronized List<String> bodies() {
         return List.copyOf(bodies);
     }
 
-    synchronized int requests() {
+    public synchronized int requests() {
         return requests;
     }
 
     /** The payloads received with 200, in order. */
-    List<String> payloads() {
+    public List<String> payloads() {
         return bodies().stream().map(body -> read(body).get("payload").asText()).toList();
     }
 
@@ -121,12 +121,12 @@ final class StandInSubscriber implements AutoCloseable {
     }
 
     /** Waits until this many events were received with 200. */
-    void awaitEvents(int count) throws InterruptedException {
+    public void awaitEvents(int count) throws InterruptedException {
         Await.until(count + " events at the stand-in subscriber (has " + bodies().size() + ")",
                 Duration.ofSeconds(10), () -> bodies().size() >= count);
     }
 
-    void release() {
+    public void release() {
         hold.countDown();
     }
 

@@ -1,0 +1,166 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import eu.arrowhead.eventhandler.config.PushConfig;
+import eu.arrowhead.eventhandler.push.PushDelivery;
+import eu.arrowhead.eventhandler.push.PushRules;
+import eu.arrowhead.eventhandler.push.PushSender;
+import eu.arrowhead.eventhandler.topic.EventEncoding;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import io.nats.client.ConsumeOptions;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.Message;
+import io.nats.client.MessageConsumer;
+import io.nats.client.StreamContext;
+import io.nats.client.api.AckPolicy;
+import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.DeliverPolicy;
+import java.io.IOException;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cluster mode's delivery of one push subscription: a durable JetStream consumer of its topic's subject, the
+ * subscription's cursor in the stream, shared by every node. Every node pulls from it, and the consumer lets one
+ * event at a time be in flight ({@code max_ack_pending} 1), so whichever node gets it, the subscriber receives
+ * its events one after another, in id order.
+ *
+ * <p>The event is acknowledged once the subscriber answered its POST with 2xx (or it does not pass the
+ * subscription's rules). A failed POST is handed back to the stream with a delay that doubles from
+ * {@code push.retry-initial-millis} to {@code push.retry-max-millis}, for as long as it takes: a subscriber
+ * that is down misses nothing the stream still holds, and its queue is the stream, not a node's memory. If the
+ * node delivering it dies, the stream gives the event to another node once its acknowledgement wait
+ * (the POST's connect and response timeouts plus 5 s) has passed. Delivery is at least once: a subscriber
+ * whose 2xx was lost with its node gets that event again.
+ */
+final class PushCursor implements PushDelivery {
+    private static final Logger LOG = LoggerFactory.getLogger(PushCursor.class);
+
+    /**
+     * A pull asks for several events although the cursor lets only one be in flight: the stream then hands each
+     * next event to an open pull as soon as the last is acknowledged. (A pull of one is answered with one event,
+     * and the client asks again only when the pull expires, 30 s later.)
+     */
+    private static final ConsumeOptions PULL = ConsumeOptions.builder().batchSize(64).build();
+
+    private final String name;
+    private final StreamContext stream;
+    private final StreamMessages messages;
+    private final PushSender sender;
+    private final PushConfig config;
+    private volatile PushRules rules;
+    /** Guarded by this. */
+    private String topicKey;
+    /** Guarded by this. */
+    private MessageConsumer consumer;
+
+    PushCursor(long subscriptionId, StreamContext stream, StreamMessages messages, PushSender sender,
+               PushConfig config, PushRules rules) {
+        this.name = "eventhandler-push-" + subscriptionId;
+        this.stream = stream;
+        this.messages = messages;
+        this.sender = sender;
+        this.config = config;
+        this.rules = rules;
+    }
+
+    /**
+     * Creates the cursor (at the stream's end: a subscription receives what is published after it) or finds the
+     * one another node created, and starts pulling from it. A subscription that moved to another topic gets a new
+     * cursor.
+     */
+    @Override
+    public synchronized void follow(String topic) {
+        try {
+            stopPulling();
+            if (topicKey != null && !topicKey.equals(topic)) {
+                deleteCursor();
+            }
+            topicKey = topic;
+            consumer = stream.createOrUpdateConsumer(configuration(topic))
+                    .consume(PULL, this::deliver);
+        } catch (IOException | JetStreamApiException e) {
+            throw new HubUnavailableException("the push subscription's cursor in the cluster's stream cannot be set up"
+                    + " now (" + e.getMessage() + "); try again");
+        }
+    }
+
+    private ConsumerConfiguration configuration(String topic) {
+        Duration ackWait = config.connectTimeout().plus(config.responseTimeout()).plusSeconds(5);
+        return ConsumerConfiguration.builder()
+                .durable(name)
+                .filterSubject(messages.subject(topic))
+                .deliverPolicy(DeliverPolicy.New)
+                .ackPolicy(AckPolicy.Explicit)
+                .maxAckPending(1)
+                .ackWait(ackWait)
+                .build();
+    }
+
+    @Override
+    public synchronized void unfollow(String topic) {
+        if (topic.equals(topicKey)) {
+            stopPulling();
+        }
+    }
+
+    @Override
+    public void rules(PushRules changed) {
+        rules = changed;
+    }
+
+    @Override
+    public int queued() {
+        return 0;
+    }
+
+    /** The subscription is gone: its cursor goes too (whichever node deletes it first). */
+    @Override
+    public synchronized void close() {
+        stopPulling();
+        deleteCursor();
+    }
+
+    private void stopPulling() {
+        if (consumer != null) {
+            consumer.stop();
+            consumer = null;
+        }
+    }
+
+    private void deleteCursor() {
+        try {
+            stream.deleteConsumer(name);
+        } catch (IOException | JetStreamApiException e) {
+            LOG.debug("push cursor {} not deleted: {}", name, e.getMessage());
+        }
+    }
+
+    private void deliver(Message message) {
+        long id = message.metaData().streamSequence();
+        IncomingEvent event;
+        try {
+            event = messages.decode(message.getHeaders(), message.getData());
+        } catch (IllegalArgumentException e) {
+            message.ack();
+            return;
+        }
+        PushRules current = rules;
+        if (!current.passes(PublishedEvent.logged(id, event))) {
+            message.ack();
+            return;
+        }
+        sender.postOnce(current.target(), EventEncoding.pushed(event.json()), why -> {
+            if (why == null) {
+                message.ack();
+            } else {
+                long attempt = message.metaData().deliveredCount();
+                LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id,
+                        current.target(), why, attempt);
+                message.nakWithDelay(config.backoff(attempt - 1));
+            }
+        });
+    }
+}

@@ -1,0 +1,31 @@
+package eu.arrowhead.eventhandler.push;
+
+/**
+ * How one push subscription's events reach its subscriber. In single-node mode the subscription is a subscriber
+ * of this node's hub with a bounded queue ({@link PushSubscriber}); in cluster mode it is a durable cursor in the
+ * shared stream that every node reads from, one event in flight at a time. {@link PushSubscriptions} keeps the
+ * subscriptions and tells their deliveries what changed.
+ */
+public interface PushDelivery {
+
+    /** Starts receiving the events of a topic (the subscription's event type, or a new one it moved to). */
+    void follow(String topicKey);
+
+    /** Stops receiving the events of a topic it followed. */
+    void unfollow(String topicKey);
+
+    /** Replaces the rules; whatever is already queued is sent under the new ones. */
+    void rules(PushRules rules);
+
+    /** Events waiting to be sent from this node's memory. */
+    int queued();
+
+    /** Stops delivering for good: the subscription is gone. */
+    void close();
+
+    /** Makes the delivery of a subscription. */
+    interface Factory {
+        /** A delivery that follows no topic yet. */
+        PushDelivery create(long subscriptionId, PushRules rules);
+    }
+}
