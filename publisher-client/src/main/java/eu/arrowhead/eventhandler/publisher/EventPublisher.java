@@ -7,6 +7,7 @@ import eu.arrowhead.eventhandler.api.SystemRequest;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -20,7 +21,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Publishes events to an Event Handler over kept-alive HTTP connections.
+ * Publishes events to an Event Handler, or to the nodes of an Event Handler cluster, over kept-alive HTTP
+ * connections.
  *
  * <p>Create one publisher per Event Handler and share it: it holds a pool of connections, opened when
  * first needed and then kept, so that a publish costs one request on an open connection instead of a new
@@ -41,6 +43,13 @@ import org.slf4j.LoggerFactory;
  * threads to {@code publish} take turns on the connection with the default {@link Builder#maxConnections
  * maxConnections} of 1; with more connections they run side by side, in no defined order.
  *
+ * <h2>Several nodes</h2>
+ * {@link #builder(List)} takes every node of a cluster. The publisher publishes to one node at a time and moves
+ * to the next when an attempt fails in a way the {@link RetryPolicy} retries, so a retry after a node's death
+ * goes to another node. Every attempt of a publish carries the same {@code Idempotency-Key}, which the cluster
+ * remembers on all nodes: the event is stored once, even when the first node stored it but died before it
+ * answered.
+ *
  * <h2>Failures</h2>
  * A publish that fails throws a {@link PublishException} saying why, after the {@link RetryPolicy} has
  * retried what can be retried. Note that retrying makes delivery at-least-once; see {@link RetryPolicy}.
@@ -55,8 +64,7 @@ public final class EventPublisher implements AutoCloseable {
     private final Duration readTimeout;
     private final Transport transport;
     private final RequestKeys requestKeys = new RequestKeys();
-    private final Transport.Endpoint publishEndpoint;
-    private final Transport.Endpoint batchEndpoint;
+    private final Nodes nodes;
     private final Retrier retrier;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}. */
@@ -71,9 +79,7 @@ public final class EventPublisher implements AutoCloseable {
         this.readTimeout = builder.readTimeout;
         this.transport = new Transport(builder.connectTimeout, builder.readTimeout, builder.maxConnections,
                 builder.sslContext);
-        String base = builder.baseUri.toString().replaceFirst("/+$", "");
-        this.publishEndpoint = transport.endpoint(URI.create(base + "/eventhandler/publish"));
-        this.batchEndpoint = transport.endpoint(URI.create(base + "/eventhandler/publish/batch"));
+        this.nodes = new Nodes(builder.nodes, transport);
         this.retrier = new Retrier(builder.retryPolicy);
     }
 
@@ -89,7 +95,24 @@ public final class EventPublisher implements AutoCloseable {
      * @return a builder with every setting at its default
      */
     public static Builder builder(URI baseUri) {
-        return new Builder(baseUri);
+        return new Builder(baseUri == null ? null : List.of(baseUri));
+    }
+
+    /**
+     * Starts configuring a publisher to the nodes of an Event Handler cluster (cluster mode), each given as
+     * {@link #builder(URI)} takes it. The publisher publishes to the first node; an attempt that fails in a way
+     * the {@link RetryPolicy} retries (no connection, a timeout, 503) moves it to the next node, round robin, for
+     * the retry and the publishes after it. Every attempt of one publish carries the same
+     * {@code Idempotency-Key}, which the cluster remembers on every node: a retry on another node after a lost
+     * answer gets the first attempt's id, and the event is stored once.
+     *
+     * @param nodes the nodes' base URIs, at least one, no two the same
+     * @throws IllegalArgumentException if the list is empty, holds a URI twice, or holds one that
+     *                                  {@link #builder(URI)} would refuse
+     * @return a builder with every setting at its default
+     */
+    public static Builder builder(List<URI> nodes) {
+        return new Builder(nodes);
     }
 
     /**
@@ -116,6 +139,8 @@ public final class EventPublisher implements AutoCloseable {
      * Publishes several events in one request, all of them or none, and returns their ids, waiting for the
      * server's answer. The server gives them consecutive ids, in the order of the list, with no other event in
      * between; a subscriber receives them in that order. Events without a {@code source} get the default one.
+     * (In a cluster the ids increase in the order of the list but other nodes' events may lie between them, and
+     * a batch the stream took only in part is completed by the retry, with the same ids for the part it has.)
      *
      * <p>The server takes at most {@code publish.max-batch-events} (1000) events and 1 MiB in one batch; a
      * larger batch is refused with {@code 400} or {@code 413}. An empty list publishes nothing and sends
@@ -140,7 +165,9 @@ public final class EventPublisher implements AutoCloseable {
         }
         String key = requestKeys.next();
         List<Long> ids = retrier.run(BATCH, () -> {
-            BatchPublishResponse answer = transport.post(BATCH, batchEndpoint, batch, key, BatchPublishResponse.class);
+            int node = nodes.current();
+            BatchPublishResponse answer = onNode(node,
+                    () -> transport.post(BATCH, nodes.node(node).batch(), batch, key, BatchPublishResponse.class));
             if (answer.ids() == null || answer.ids().size() != batch.size()) {
                 throw PublishException.unreadableAnswer(BATCH, 200, new IllegalStateException(
                         "expected " + batch.size() + " ids, got " + answer.ids()));
@@ -208,7 +235,7 @@ public final class EventPublisher implements AutoCloseable {
             }
         }
         transport.close();
-        LOG.debug("publisher to {} closed", publishEndpoint.uri());
+        LOG.debug("publisher to {} closed", nodes.baseUris());
     }
 
     /** Lets the queued publishes finish, for at most the read timeout; returns those that did not start. */
@@ -231,10 +258,25 @@ public final class EventPublisher implements AutoCloseable {
 
     private long send(EventPublishRequest event) throws PublishException {
         String key = requestKeys.next();
-        long id = retrier.run(PUBLISH,
-                () -> transport.post(PUBLISH, publishEndpoint, event, key, PublishResponse.class)).id();
+        long id = retrier.run(PUBLISH, () -> {
+            int node = nodes.current();
+            return onNode(node,
+                    () -> transport.post(PUBLISH, nodes.node(node).publish(), event, key, PublishResponse.class));
+        }).id();
         LOG.debug("published {} as id {}", event.eventType(), id);
         return id;
+    }
+
+    /** One attempt on one node; a failure worth retrying moves the publisher to the next node. */
+    private <T> T onNode(int node, Retrier.Attempt<T> attempt) throws PublishException {
+        try {
+            return attempt.run();
+        } catch (PublishException e) {
+            if (e.retryable()) {
+                nodes.failed(node);
+            }
+            throw e;
+        }
     }
 
     private EventPublishRequest withSource(EventPublishRequest event) {
@@ -293,7 +335,7 @@ public final class EventPublisher implements AutoCloseable {
      * returns this builder and checks its argument at once.
      */
     public static final class Builder {
-        private final URI baseUri;
+        private final List<URI> nodes;
         private SystemRequest source;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration readTimeout = Duration.ofSeconds(30);
@@ -301,7 +343,20 @@ public final class EventPublisher implements AutoCloseable {
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
         private SSLContext sslContext;
 
-        private Builder(URI baseUri) {
+        private Builder(List<URI> nodes) {
+            if (nodes == null || nodes.isEmpty()) {
+                throw new IllegalArgumentException("baseUri is required, such as http://localhost:8455");
+            }
+            for (URI baseUri : nodes) {
+                checkBaseUri(baseUri);
+            }
+            if (new HashSet<>(nodes).size() != nodes.size()) {
+                throw new IllegalArgumentException("a node is named twice: " + nodes);
+            }
+            this.nodes = List.copyOf(nodes);
+        }
+
+        private static void checkBaseUri(URI baseUri) {
             if (baseUri == null) {
                 throw new IllegalArgumentException("baseUri is required, such as http://localhost:8455");
             }
@@ -314,7 +369,6 @@ public final class EventPublisher implements AutoCloseable {
             if (baseUri.getRawQuery() != null || baseUri.getRawFragment() != null) {
                 throw new IllegalArgumentException("baseUri must have no query or fragment: " + baseUri);
             }
-            this.baseUri = baseUri;
         }
 
         /**
@@ -426,8 +480,10 @@ public final class EventPublisher implements AutoCloseable {
          *                                  base URI
          */
         public EventPublisher build() {
-            if (sslContext != null && !"https".equalsIgnoreCase(baseUri.getScheme())) {
-                throw new IllegalArgumentException("an sslContext is set, but baseUri is not https: " + baseUri);
+            for (URI baseUri : nodes) {
+                if (sslContext != null && !"https".equalsIgnoreCase(baseUri.getScheme())) {
+                    throw new IllegalArgumentException("an sslContext is set, but baseUri is not https: " + baseUri);
+                }
             }
             return new EventPublisher(this);
         }

@@ -15,7 +15,7 @@ class BuilderTest {
 
     @Test
     void baseUriMustBeAnHttpUriWithAHost() {
-        assertRefused("baseUri is required, such as http://localhost:8455", () -> EventPublisher.builder(null));
+        assertRefused("baseUri is required, such as http://localhost:8455", () -> EventPublisher.builder((URI) null));
         assertRefused("baseUri must be an http or https URI with a host, such as http://localhost:8455: localhost:8455",
                 () -> EventPublisher.builder(URI.create("localhost:8455")));
         assertRefused("baseUri must be an http or https URI with a host, such as http://localhost:8455: ftp://host",
