@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.subscriber;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,6 +73,33 @@ public final class EventSubscriber implements AutoCloseable {
      *                                  without query or fragment
      */
     public static Builder builder(URI baseUri) {
+        return new Builder(List.of(checked(baseUri)));
+    }
+
+    /**
+     * Starts describing a subscription to the nodes of an Event Handler cluster (cluster mode), each given as
+     * {@link #builder(URI)} takes it. The subscription connects to the first node; whenever its stream fails or
+     * ends, it reconnects to the next node, round robin, resuming after the last event it received with
+     * {@code Last-Event-ID}, which every node of a cluster serves exactly. Each node not yet tried since the
+     * stream was lost is tried at once; once every node has failed in a row, the backoff applies.
+     *
+     * @param nodes the nodes' base URIs, at least one, no two the same
+     * @return a builder; {@link Builder#eventTypes} and {@link Builder#listener} are required
+     * @throws IllegalArgumentException if the list is empty, holds a URI twice, or holds one that
+     *                                  {@link #builder(URI)} would refuse
+     */
+    public static Builder builder(List<URI> nodes) {
+        if (nodes == null || nodes.isEmpty()) {
+            throw new IllegalArgumentException("at least one node is required, such as http://localhost:8455");
+        }
+        nodes.forEach(EventSubscriber::checked);
+        if (new HashSet<>(nodes).size() != nodes.size()) {
+            throw new IllegalArgumentException("a node is named twice: " + nodes);
+        }
+        return new Builder(List.copyOf(nodes));
+    }
+
+    private static URI checked(URI baseUri) {
         Objects.requireNonNull(baseUri, "baseUri");
         String scheme = baseUri.getScheme();
         if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme) || baseUri.getHost() == null) {
@@ -81,7 +109,7 @@ public final class EventSubscriber implements AutoCloseable {
         if (baseUri.getRawQuery() != null || baseUri.getRawFragment() != null) {
             throw new IllegalArgumentException("baseUri may not have a query or a fragment: '" + baseUri + "'");
         }
-        return new Builder(baseUri);
+        return baseUri;
     }
 
     /**
@@ -152,7 +180,7 @@ public final class EventSubscriber implements AutoCloseable {
         private static final String EVENT_TYPE_PUNCTUATION = "._-:/";
         private static final Duration MAX_DURATION = Duration.ofMillis(Integer.MAX_VALUE);
 
-        final URI baseUri;
+        final List<URI> nodes;
         List<String> eventTypes = List.of();
         List<String> sources = List.of();
         final Map<String, String> metaData = new LinkedHashMap<>();
@@ -167,8 +195,8 @@ public final class EventSubscriber implements AutoCloseable {
         OptionalLong startAfterId = OptionalLong.empty();
         SSLContext sslContext;
 
-        private Builder(URI baseUri) {
-            this.baseUri = baseUri;
+        private Builder(List<URI> nodes) {
+            this.nodes = nodes;
         }
 
         /**

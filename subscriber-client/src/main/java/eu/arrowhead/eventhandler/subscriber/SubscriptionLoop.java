@@ -17,6 +17,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -87,7 +88,8 @@ final class SubscriptionLoop implements Runnable {
      */
     private static final int FAILURES_BEFORE_WARNING = 5;
 
-    private final URI uri;
+    /** The events URI of every node; {@link #node} is the one connected to, or tried next. */
+    private final List<URI> uris;
     private final EventListener listener;
     private final SubscriptionListener subscriptionListener;
     /** Without a subscription listener nobody hears about listener errors, so they are logged as warnings. */
@@ -99,10 +101,15 @@ final class SubscriptionLoop implements Runnable {
     private volatile HttpGet request;
     private volatile boolean connected;
     private volatile long lastId;
+    private volatile int node;
 
     SubscriptionLoop(EventSubscriber.Builder settings) {
-        this.uri = eventsUri(settings.baseUri, settings.eventTypes, settings.sources, settings.metaData,
-                settings.subscriberSystem);
+        List<URI> all = new ArrayList<>(settings.nodes.size());
+        for (URI baseUri : settings.nodes) {
+            all.add(eventsUri(baseUri, settings.eventTypes, settings.sources, settings.metaData,
+                    settings.subscriberSystem));
+        }
+        this.uris = List.copyOf(all);
         this.listener = settings.listener;
         this.logListenerErrors = settings.subscriptionListener == null;
         this.subscriptionListener = logListenerErrors ? new SubscriptionListener() { } : settings.subscriptionListener;
@@ -165,8 +172,9 @@ final class SubscriptionLoop implements Runnable {
                 .build();
     }
 
+    /** The events URI of the node connected to, or tried next. */
     URI uri() {
-        return uri;
+        return uris.get(node);
     }
 
     OptionalLong lastEventId() {
@@ -201,7 +209,7 @@ final class SubscriptionLoop implements Runnable {
         try {
             stopCause = reconnectUntilStopped();
         } catch (RuntimeException | Error e) {
-            LOG.error("the subscription to {} failed", uri, e);
+            LOG.error("the subscription to {} failed", uri(), e);
             stopCause = e;
         } finally {
             connected = false;
@@ -226,7 +234,7 @@ final class SubscriptionLoop implements Runnable {
                 return null;
             }
             if (cause instanceof SubscriptionRefusedException refused && isPermanent(refused.statusCode())) {
-                LOG.error("{} refused the subscription for good: {}", uri, refused.getMessage());
+                LOG.error("{} refused the subscription for good: {}", uri(), refused.getMessage());
                 return refused;
             }
             if (connected) {
@@ -236,17 +244,22 @@ final class SubscriptionLoop implements Runnable {
             }
             failures++;
             Duration delay = backoff.next();
-            if (cause instanceof SubscriptionRefusedException refused && refused.retryAfter().compareTo(delay) > 0) {
+            if (uris.size() > 1 && failures < uris.size()) {
+                // Another node at once, while some node has not failed since the stream was lost.
+                delay = Duration.ZERO;
+            } else if (cause instanceof SubscriptionRefusedException refused
+                    && refused.retryAfter().compareTo(delay) > 0) {
                 delay = refused.retryAfter();
             }
             logDisconnect(failures, cause, delay);
+            node = (node + 1) % uris.size();
             IOException reported = cause;
             Duration reconnectIn = delay;
             report("onDisconnected", l -> l.onDisconnected(reported, reconnectIn));
             try {
                 closing.await(delay.toNanos(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
-                LOG.info("the subscription thread was interrupted; ending the subscription to {}", uri);
+                LOG.info("the subscription thread was interrupted; ending the subscription to {}", uri());
                 close();
             }
         }
@@ -259,18 +272,18 @@ final class SubscriptionLoop implements Runnable {
 
     private void logDisconnect(int failures, IOException cause, Duration delay) {
         if (failures == 1) {
-            LOG.info("disconnected from {} ({}); reconnecting in {} ms", uri, cause.toString(), delay.toMillis());
+            LOG.info("disconnected from {} ({}); reconnecting in {} ms", uri(), cause.toString(), delay.toMillis());
         } else if (failures == FAILURES_BEFORE_WARNING || failures % (4 * FAILURES_BEFORE_WARNING) == 0) {
             LOG.warn("{} failures in a row to reach {}, the last: {}; trying again in {} ms",
-                    failures, uri, cause.toString(), delay.toMillis());
+                    failures, uri(), cause.toString(), delay.toMillis());
         } else {
-            LOG.debug("reconnecting to {} failed ({}); trying again in {} ms", uri, cause.toString(), delay.toMillis());
+            LOG.debug("reconnecting to {} failed ({}); trying again in {} ms", uri(), cause.toString(), delay.toMillis());
         }
     }
 
     /** One connection: returns when the server ends the stream, throws when it fails. */
     private void stream() throws IOException {
-        HttpGet get = new HttpGet(uri);
+        HttpGet get = new HttpGet(uri());
         get.setHeader(HttpHeaders.ACCEPT, EVENT_STREAM);
         long after = lastId;
         if (after != NO_ID) {
@@ -290,7 +303,7 @@ final class SubscriptionLoop implements Runnable {
                 }
                 if (!connected) {
                     connected = true;
-                    LOG.info("subscribed to {}{}", uri, after == NO_ID ? "" : ", resuming after event " + after);
+                    LOG.info("subscribed to {}{}", uri(), after == NO_ID ? "" : ", resuming after event " + after);
                     report("onConnected", SubscriptionListener::onConnected);
                 }
                 if (!frame.isComment()) {
@@ -386,7 +399,7 @@ final class SubscriptionLoop implements Runnable {
             Event event = read(frame.data(), EVENTS);
             if (event == null) {
                 LOG.warn("skipping event {} from {}: its data is not an event: {}",
-                        frame.id(), uri, abbreviate(frame.data()));
+                        frame.id(), uri(), abbreviate(frame.data()));
                 skipTo(frame.id());
             } else {
                 deliver(event);
@@ -397,17 +410,17 @@ final class SubscriptionLoop implements Runnable {
     private void replayGap(String data) {
         ReplayGap gap = read(data, ReplayGap.class);
         if (gap == null) {
-            LOG.warn("ignoring a replay-gap notice from {} that this client cannot read: {}", uri, abbreviate(data));
+            LOG.warn("ignoring a replay-gap notice from {} that this client cannot read: {}", uri(), abbreviate(data));
             return;
         }
         if (gap.resumedAfterId() < gap.requestedAfterId()) {
             LOG.warn("{} started its event sequence again (restarted without an event store); events after {}"
                     + " may be missing, and ids start again after {}",
-                    uri, gap.requestedAfterId(), gap.resumedAfterId());
+                    uri(), gap.requestedAfterId(), gap.resumedAfterId());
             lastId = gap.resumedAfterId();
         } else {
             LOG.warn("{} no longer holds the events after {} up to {}; they may be missing",
-                    uri, gap.requestedAfterId(), gap.resumedAfterId());
+                    uri(), gap.requestedAfterId(), gap.resumedAfterId());
         }
         report("onReplayGap", l -> l.onReplayGap(gap));
     }
