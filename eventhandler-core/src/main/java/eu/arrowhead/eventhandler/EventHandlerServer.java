@@ -331,9 +331,6 @@ public final class EventHandlerServer implements AutoCloseable {
             throw e;
         }
 
-        if (cluster != null) {
-            ticker.scheduleAtFixedRate(guarded(cluster::tick), 200, 200, TimeUnit.MILLISECONDS);
-        }
         ticker.scheduleAtFixedRate(guarded(supervisor::tick), 1, 1, TimeUnit.SECONDS);
         long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));
         ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,

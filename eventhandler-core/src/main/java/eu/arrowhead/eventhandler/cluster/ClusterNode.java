@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.ClusterConfig;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
@@ -21,7 +22,11 @@ import io.nats.client.api.Replica;
 import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +38,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterNode implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
+    private static final Duration TICK = Duration.ofMillis(200);
+    /** How long joining may wait for JetStream to set up the stream and the subscriptions' bucket. */
+    private static final Duration SETUP_PATIENCE = Duration.ofSeconds(60);
+    /** JetStream's error code while it has no leader. */
+    private static final int TEMPORARILY_UNAVAILABLE = 10008;
     private final ClusterConfig config;
     private final ClusterConnection connection;
     private final JetStreamManagement management;
@@ -44,6 +54,9 @@ public final class ClusterNode implements AutoCloseable {
     private volatile StreamFeed feed;
     /** Set when the node is connected again: its feed's consumer may have gone with the server it lived on. */
     private volatile boolean feedNeedsRestart;
+    private FeedWatch feedWatch;
+    private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(
+            NamedThreads.of("eh-cluster"));
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
                         StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
@@ -67,10 +80,13 @@ public final class ClusterNode implements AutoCloseable {
         try {
             StreamMessages messages = new StreamMessages(config.subjectPrefix());
             JetStreamManagement management = connection.management(config.timeout());
-            StreamInfo info = StreamSetup.ensure(management, config, messages);
+            long deadline = System.nanoTime() + SETUP_PATIENCE.toNanos();
+            StreamInfo info = patiently("set up the cluster's stream " + config.stream(), deadline,
+                    () -> StreamSetup.ensure(management, config, messages));
             StreamReader reader = new StreamReader(connection, config.stream(), messages, config.timeout());
-            SharedSubscriptions subscriptions = SharedSubscriptions.open(connection.nats(), config.stream(),
-                    config.replicas(), config.timeout());
+            SharedSubscriptions subscriptions = patiently("open the cluster's push subscriptions", deadline,
+                    () -> SharedSubscriptions.open(connection.nats(), config.stream(), config.replicas(),
+                            config.timeout()));
             StreamEventStore store = new StreamEventStore(connection, reader, subscriptions,
                     info.getStreamState().getLastSequence());
             StreamPublisher publisher = new StreamPublisher(connection, messages, config.stream(), config.timeout(),
@@ -79,6 +95,40 @@ public final class ClusterNode implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
+        }
+    }
+
+    /** One step of joining, which may fail for a while. */
+    private interface SetupStep<T> {
+        T run() throws IOException;
+    }
+
+    /**
+     * Runs a step of joining until it succeeds or the deadline passes. JetStream answers slowly or not at all
+     * while its servers elect a leader or create a replicated stream, which is when several nodes of a cluster
+     * start together: measured at over 5 s when three nodes created a 3-replica stream at once.
+     */
+    private static <T> T patiently(String what, long deadline, SetupStep<T> step) throws IOException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return step.run();
+            } catch (IOException e) {
+                if (e.getCause() instanceof JetStreamApiException answer
+                        && answer.getApiErrorCode() != TEMPORARILY_UNAVAILABLE) {
+                    throw e; // a definite answer, such as more replicas than servers: waiting changes nothing
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IOException("could not " + what + " within " + SETUP_PATIENCE.toSeconds() + " s: "
+                            + e.getMessage(), e);
+                }
+                LOG.warn("could not {} yet (attempt {}: {}); trying again", what, attempt, e.getMessage());
+                try {
+                    TimeUnit.SECONDS.sleep(1);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while waiting to " + what, interrupted);
+                }
+            }
         }
     }
 
@@ -134,24 +184,33 @@ public final class ClusterNode implements AutoCloseable {
         });
         feed = StreamFeed.start(connection.nats(), connection.jetStream(config.timeout()), config.stream(), messages,
                 hub);
+        feedWatch = new FeedWatch(management, config.stream(), hub);
+        ticker.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
      * Ends the streams of an outage that lasts ({@link ClusterConnection#checkOutage}), and restarts the feed once
-     * the node is connected again (off NATS's own thread, since it asks the stream for a new consumer). The server
-     * calls it a few times a second.
+     * the node is connected again or the feed has stalled ({@link FeedWatch}). Runs on the node's own thread, five
+     * times a second, since it may wait for NATS.
      */
-    public void tick() {
-        connection.checkOutage();
-        StreamFeed reading = feed;
-        if (feedNeedsRestart && reading != null && connection.isUp()) {
-            try {
-                reading.restart();
-                feedNeedsRestart = false;
-            } catch (IOException | RuntimeException e) {
-                LOG.warn("node {} cannot read the cluster's stream again yet: {}; trying again", connection.nodeName(),
-                        e.getMessage());
+    private void tick() {
+        try {
+            connection.checkOutage();
+            if (!connection.isUp()) {
+                return;
             }
+            if (!feedNeedsRestart && feedWatch.stalled()) {
+                LOG.warn("node {} has delivered nothing for {} s while the cluster's stream holds later events;"
+                        + " reading it again", connection.nodeName(), FeedWatch.STALL.toSeconds());
+                feedNeedsRestart = true;
+            }
+            if (feedNeedsRestart) {
+                feed.restart();
+                feedNeedsRestart = false;
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("node {} cannot read the cluster's stream again yet: {}; trying again", connection.nodeName(),
+                    e.getMessage());
         }
     }
 
@@ -216,6 +275,7 @@ public final class ClusterNode implements AutoCloseable {
 
     @Override
     public void close() {
+        ticker.shutdownNow();
         StreamFeed reading = feed;
         if (reading != null) {
             reading.close();

@@ -1,0 +1,89 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.subscriber.EventSubscriber;
+import eu.arrowhead.eventhandler.testing.Await;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Failures under load, with three NATS servers (the stream with 3 replicas), three Event Handler nodes as processes,
+ * a subscriber starting on each node and publishers starting on each node, all through the client libraries with
+ * every node's URI: SIGKILL of an Event Handler node, and SIGKILL of a NATS server. Every acknowledged event must
+ * reach every subscriber, once and in order, and be in the stream.
+ */
+class ClusterFailoverIT {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterFailoverIT.class);
+    private static final Duration WAIT = Duration.ofSeconds(90);
+    private static final int PUBLISHERS = 3;
+    private static final int EVENTS_EACH = 600;
+
+    @TempDir
+    Path directory;
+
+    @Test
+    void killingAnEventHandlerNodeLosesNothing() throws Exception {
+        run("failover.node", cluster -> cluster.node(0).kill());
+    }
+
+    @Test
+    void killingOneOfThreeNatsServersLosesNothing() throws Exception {
+        run("failover.nats", cluster -> cluster.nats().kill(1));
+    }
+
+    private interface Fault {
+        void inject(ProcessCluster cluster) throws Exception;
+    }
+
+    private void run(String eventType, Fault fault) throws Exception {
+        try (ProcessCluster cluster = ProcessCluster.start(directory, 3, "--cluster.outage-grace-millis=1000")) {
+            List<ReceivedIds> received = new ArrayList<>();
+            List<EventSubscriber> subscribers = new ArrayList<>();
+            try (PublishLoad load = new PublishLoad(PUBLISHERS, EVENTS_EACH, eventType, cluster::urisFrom,
+                    PUBLISHERS * EVENTS_EACH / 3)) {
+                for (int i = 0; i < 3; i++) {
+                    ReceivedIds ids = new ReceivedIds();
+                    received.add(ids);
+                    subscribers.add(EventSubscriber.builder(cluster.urisFrom(i)).eventTypes(eventType)
+                            .reconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+                            .listener(ids).subscriptionListener(ids).subscribe());
+                }
+                Await.until("every subscriber to be connected", WAIT,
+                        () -> received.stream().allMatch(ids -> ids.connections() > 0));
+                load.start();
+                assertTrue(load.awaitAcknowledged(WAIT), "a third of the events acknowledged");
+                long faultAt = System.nanoTime();
+                fault.inject(cluster);
+                load.awaitDone(WAIT);
+                List<Long> acknowledged = load.acknowledged();
+                assertEquals(List.of(), load.failures(), "publishes that failed despite the other nodes");
+                assertEquals(PUBLISHERS * EVENTS_EACH, acknowledged.size());
+
+                for (ReceivedIds ids : received) {
+                    Await.until("a subscriber to receive every acknowledged event", WAIT, () -> ids.hasAll(acknowledged));
+                }
+                for (int i = 0; i < received.size(); i++) {
+                    ReceivedIds ids = received.get(i);
+                    assertEquals(List.of(), ids.missing(acknowledged), "lost by subscriber " + i);
+                    assertEquals(0, ids.duplicates(), "duplicated to subscriber " + i);
+                    assertTrue(ids.increasing(), "out of order for subscriber " + i);
+                    assertEquals(0, ids.gaps(), "replay gaps for subscriber " + i);
+                    LOG.warn("{}: subscriber {} received {} events over {} connections; its longest pause after the"
+                            + " fault {} ms", eventType, i, ids.ids().size(), ids.connections(),
+                            ids.longestPauseAfter(faultAt).toMillis());
+                }
+                assertEquals(List.of(), cluster.notInStream(acknowledged), "acknowledged but not in the stream");
+            } finally {
+                subscribers.forEach(EventSubscriber::close);
+            }
+        }
+    }
+}

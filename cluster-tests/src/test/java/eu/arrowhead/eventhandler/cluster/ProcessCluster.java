@@ -1,0 +1,107 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import eu.arrowhead.eventhandler.testing.NatsCluster;
+import eu.arrowhead.eventhandler.testing.ServerProcess;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.Nats;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A cluster as users run one: clustered nats-server processes (the stream with 3 replicas) and Event Handler nodes
+ * as processes of their own, started from the server's jar, each of which a test may kill with SIGKILL.
+ */
+final class ProcessCluster implements AutoCloseable {
+    static final String STREAM = "EVENTHANDLER";
+
+    private final Path directory;
+    private final NatsCluster nats;
+    private final ServerProcess[] nodes;
+    private final URI[] uris;
+
+    private ProcessCluster(Path directory, NatsCluster nats, int nodeCount) {
+        this.directory = directory;
+        this.nats = nats;
+        this.nodes = new ServerProcess[nodeCount];
+        this.uris = new URI[nodeCount];
+    }
+
+    /** Three NATS servers and {@code nodeCount} Event Handler nodes, every one of them listening. */
+    static ProcessCluster start(Path directory, int nodeCount, String... settings) throws Exception {
+        NatsCluster nats = NatsCluster.start(Files.createDirectories(directory.resolve("nats")), 3);
+        ProcessCluster cluster = new ProcessCluster(directory, nats, nodeCount);
+        boolean started = false;
+        try {
+            for (int i = 0; i < nodeCount; i++) {
+                cluster.startNode(i, settings);
+            }
+            for (int i = 0; i < nodeCount; i++) {
+                cluster.uris[i] = cluster.nodes[i].awaitListening();
+            }
+            started = true;
+            return cluster;
+        } finally {
+            if (!started) {
+                cluster.close();
+            }
+        }
+    }
+
+    private void startNode(int i, String... settings) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--server.host=127.0.0.1", "--server.port=0",
+                "--cluster.enabled=true", "--cluster.nats-urls=" + nats.urls(), "--cluster.replicas=3",
+                "--cluster.node-name=node-" + i));
+        args.addAll(List.of(settings));
+        nodes[i] = ServerProcess.start(Files.createDirectories(directory.resolve("node-" + i)),
+                args.toArray(String[]::new));
+    }
+
+    NatsCluster nats() {
+        return nats;
+    }
+
+    ServerProcess node(int i) {
+        return nodes[i];
+    }
+
+    /** Every node's URI, starting with node {@code first}: a client given this list starts on that node. */
+    List<URI> urisFrom(int first) {
+        List<URI> list = new ArrayList<>();
+        for (int i = 0; i < uris.length; i++) {
+            list.add(uris[(first + i) % uris.length]);
+        }
+        return list;
+    }
+
+    /** The ids of {@code ids} that the stream does not hold. */
+    List<Long> notInStream(List<Long> ids) throws IOException, InterruptedException {
+        List<Long> missing = new ArrayList<>();
+        try (Connection connection = Nats.connect(nats.urls())) {
+            JetStreamManagement management = connection.jetStreamManagement();
+            for (long id : ids) {
+                try {
+                    management.getMessage(STREAM, id);
+                } catch (JetStreamApiException e) {
+                    missing.add(id);
+                }
+            }
+        }
+        return missing;
+    }
+
+    @Override
+    public void close() throws Exception {
+        for (ServerProcess node : nodes) {
+            if (node != null) {
+                node.close();
+            }
+        }
+        nats.close();
+    }
+}

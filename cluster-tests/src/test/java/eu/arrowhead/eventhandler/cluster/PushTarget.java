@@ -1,0 +1,76 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+
+/**
+ * An Arrowhead 4.x push subscriber that can go down (its port closed: connections refused) and come back on the
+ * same port. Keeps the payloads it received, in order.
+ */
+final class PushTarget implements AutoCloseable {
+    static final String NOTIFY_PATH = "/notify";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final int port;
+    private final List<String> payloads = new ArrayList<>();
+    private HttpServer server;
+
+    PushTarget() {
+        this.server = listen(0);
+        this.port = server.getAddress().getPort();
+    }
+
+    private HttpServer listen(int onPort) {
+        try {
+            HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), onPort), 0);
+            http.setExecutor(Executors.newSingleThreadExecutor());
+            http.createContext(NOTIFY_PATH, exchange -> {
+                try (InputStream in = exchange.getRequestBody()) {
+                    String payload = JSON.readTree(in.readAllBytes()).get("payload").asText();
+                    synchronized (this) {
+                        payloads.add(payload);
+                    }
+                }
+                exchange.sendResponseHeaders(200, -1);
+                exchange.close();
+            });
+            http.start();
+            return http;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The JSON of a SubscriptionRequest for this subscriber. */
+    String subscription(String systemName, String eventType) {
+        return "{\"eventType\":\"" + eventType + "\",\"subscriberSystem\":{\"systemName\":\"" + systemName
+                + "\",\"address\":\"127.0.0.1\",\"port\":" + port + "},\"notifyUri\":\"" + NOTIFY_PATH + "\"}";
+    }
+
+    /** Closes the port: POSTs to it are refused. */
+    synchronized void down() {
+        server.stop(0);
+    }
+
+    /** Listens on the same port again. */
+    synchronized void up() {
+        server = listen(port);
+    }
+
+    synchronized List<String> payloads() {
+        return List.copyOf(payloads);
+    }
+
+    @Override
+    public synchronized void close() {
+        server.stop(0);
+    }
+}
