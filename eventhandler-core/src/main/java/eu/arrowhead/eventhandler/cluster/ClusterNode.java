@@ -13,6 +13,7 @@ import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.Hub;
+import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
@@ -151,7 +152,8 @@ public final class ClusterNode implements AutoCloseable {
         } catch (JetStreamApiException e) {
             throw new IOException("the cluster's stream cannot be read: " + e.getMessage(), e);
         }
-        return (id, rules) -> new PushCursor(id, stream, messages, sender, push, rules);
+        Dispatcher dispatcher = connection.nats().createDispatcher();
+        return (id, rules) -> new PushCursor(id, stream, dispatcher, messages, sender, push, rules);
     }
 
     /** Puts the other nodes' push subscription changes in effect on this node from now on. */

@@ -9,6 +9,7 @@ import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import io.nats.client.ConsumeOptions;
+import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
 import io.nats.client.MessageConsumer;
@@ -47,6 +48,7 @@ final class PushCursor implements PushDelivery {
 
     private final String name;
     private final StreamContext stream;
+    private final Dispatcher dispatcher;
     private final StreamMessages messages;
     private final PushSender sender;
     private final PushConfig config;
@@ -56,10 +58,15 @@ final class PushCursor implements PushDelivery {
     /** Guarded by this. */
     private MessageConsumer consumer;
 
-    PushCursor(long subscriptionId, StreamContext stream, StreamMessages messages, PushSender sender,
-               PushConfig config, PushRules rules) {
+    /**
+     * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
+     *                   asynchronous
+     */
+    PushCursor(long subscriptionId, StreamContext stream, Dispatcher dispatcher, StreamMessages messages,
+               PushSender sender, PushConfig config, PushRules rules) {
         this.name = "eventhandler-push-" + subscriptionId;
         this.stream = stream;
+        this.dispatcher = dispatcher;
         this.messages = messages;
         this.sender = sender;
         this.config = config;
@@ -80,7 +87,7 @@ final class PushCursor implements PushDelivery {
             }
             topicKey = topic;
             consumer = stream.createOrUpdateConsumer(configuration(topic))
-                    .consume(PULL, this::deliver);
+                    .consume(PULL, dispatcher, this::deliver);
         } catch (IOException | JetStreamApiException e) {
             throw new HubUnavailableException("the push subscription's cursor in the cluster's stream cannot be set up"
                     + " now (" + e.getMessage() + "); try again");
