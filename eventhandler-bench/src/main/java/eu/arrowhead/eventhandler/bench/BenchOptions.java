@@ -23,18 +23,21 @@ import java.util.Set;
  * @param warmUp    {@code --warm-up-seconds}: unmeasured publishing on each new server before its rows
  * @param runs      {@code --runs}: how often each scenario runs; above 1 a table of medians follows
  * @param store     the store scenario's own options, defaults filled in
+ * @param cluster   the cluster scenario's own options, defaults filled in
  * @param overrides every other {@code --key=value}: configuration of the in-process server (cpu: of its
  *                  server processes)
  */
 record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI target, OptionalLong pid,
                     Path out, int seconds, Duration warmUp, int runs, StoreOptions store,
-                    Map<String, String> overrides) {
+                    ClusterOptions cluster, Map<String, String> overrides) {
 
     static final String USAGE = """
             usage: bench <SCENARIO[,SCENARIO...]|all|smoke> [--events=N] [--runs=N] [--warm-up-seconds=N]
                          [--seconds=N] [--target=http://host:port [--pid=N]] [--out=DIR] [--key=value ...]
                    bench store [--events=N] [--seconds=N] [--mysql-url=URL] [--mysql-user=USER] [--out=DIR]
                    bench cpu [--events=N] [--runs=N] [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
+                   bench cluster [--events=N] [--cpu-quota=CORES] [--subscribers=N] [--step-seconds=N]
+                         [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
                    bench reliability <flood|streams|bodies|crash|soak|all> [options]: the reliability suite
                          against the server as a process ('bench reliability' alone lists its options)
             scenarios (latency from before the publish call to the subscriber's parse, one clock; the peers
@@ -67,6 +70,12 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                      subscribers) with N/10; ours as a process of its own, once on the packed defaults (store
                      async on H2) and once with store.mode=off, each after a --warm-up-seconds (20) warm-up;
                      then issue 13's targets, met or missed
+              cluster  cluster mode (issue 14), as processes, beside single-node mode: latency of A and B
+                     (N (5000) events; B with 6 subscribers) on one node, then on 3 nodes over 3 clustered
+                     nats-server processes (replicas 3) with the subscribers on the publisher's node and on
+                     another; then fan-out capacity, 1 node against 3, each held to --cpu-quota (0.25) core by
+                     a cgroup (needs root), --subscribers (300) spread evenly, one publisher per node at a
+                     fixed pace raised by half every --step-seconds (5) until the p99 passes 50 ms
             options:
               --events     the count N above
               --runs       run each scenario N times (default 1); above 1, a table of the medians follows
@@ -84,6 +93,9 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
     static final int DEFAULT_WARM_UP_SECONDS = 10;
     static final String DEFAULT_MYSQL_URL = "jdbc:mysql://127.0.0.1:3306/test";
     static final String DEFAULT_MYSQL_USER = "root";
+    static final double DEFAULT_CPU_QUOTA = 0.25;
+    static final int DEFAULT_SUBSCRIBERS = 300;
+    static final int DEFAULT_STEP_SECONDS = 5;
     private static final String ALL = "all";
     private static final String SMOKE = "smoke";
     private static final Map<Scenario, Integer> SMOKE_COUNTS = Map.of(Scenario.A, 1000, Scenario.S, 1500);
@@ -101,6 +113,28 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
      * @param mysqlUser {@code --mysql-user}: that database's user
      */
     record StoreOptions(String mysqlUrl, String mysqlUser) {
+    }
+
+    /**
+     * The cluster scenario's own options.
+     *
+     * @param cpuQuota    {@code --cpu-quota}: the share of a core each node is held to in the capacity rows
+     * @param subscribers {@code --subscribers}: the capacity rows' subscribers, spread over the nodes
+     * @param stepSeconds {@code --step-seconds}: how long each pace of the capacity rows lasts
+     */
+    record ClusterOptions(double cpuQuota, int subscribers, int stepSeconds) {
+    }
+
+    private static double quota(String value) {
+        try {
+            double cores = Double.parseDouble(value);
+            if (cores > 0 && cores <= 64) {
+                return cores;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException("--cpu-quota must be a share of a core such as 0.4, not '" + value + "'");
     }
 
     /** The scenarios' names joined for a file name: {@code A}, {@code all}, {@code A,S}. */
@@ -123,6 +157,9 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
         String runs = options.remove("runs");
         String mysqlUrl = options.remove("mysql-url");
         String mysqlUser = options.remove("mysql-user");
+        String cpuQuota = options.remove("cpu-quota");
+        String subscribers = options.remove("subscribers");
+        String stepSeconds = options.remove("step-seconds");
         boolean smoke = SMOKE.equals(args[0]);
         List<Scenario> scenarios = scenarios(args[0]);
         if (target == null && pid != null) {
@@ -133,6 +170,10 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                     + " apply to the in-process server only, not to --target");
         }
         check(scenarios, target, mysqlUrl != null || mysqlUser != null, options);
+        if ((cpuQuota != null || subscribers != null || stepSeconds != null) && !scenarios.contains(Scenario.CLUSTER)) {
+            throw new IllegalArgumentException("--cpu-quota, --subscribers and --step-seconds go with the cluster"
+                    + " scenario");
+        }
         Map<Scenario, Integer> counts = new LinkedHashMap<>();
         for (Scenario scenario : scenarios) {
             counts.put(scenario, events != null ? (int) CommandLine.positive("events", events)
@@ -149,6 +190,10 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                 runs == null ? 1 : (int) CommandLine.positive("runs", runs),
                 new StoreOptions(mysqlUrl == null ? DEFAULT_MYSQL_URL : mysqlUrl,
                         mysqlUser == null ? DEFAULT_MYSQL_USER : mysqlUser),
+                new ClusterOptions(cpuQuota == null ? DEFAULT_CPU_QUOTA : quota(cpuQuota),
+                        subscribers == null ? DEFAULT_SUBSCRIBERS : (int) CommandLine.positive("subscribers", subscribers),
+                        stepSeconds == null ? DEFAULT_STEP_SECONDS
+                                : (int) CommandLine.positive("step-seconds", stepSeconds)),
                 options);
     }
 
@@ -183,9 +228,11 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                 case S -> SlowSubscriberScenario.ROW_SETTINGS;
                 case T -> Set.of(ThroughputScenario.ROW_SETTING);
                 case CPU -> CpuScenario.ROW_SETTINGS;
+                case CLUSTER -> Set.of("store.mode");
                 default -> Set.of();
             };
-            if (target != null && (scenario == Scenario.STORE || scenario == Scenario.D || scenario == Scenario.CPU)) {
+            if (target != null && (scenario == Scenario.STORE || scenario == Scenario.D || scenario == Scenario.CPU
+                    || scenario == Scenario.CLUSTER)) {
                 throw new IllegalArgumentException("scenario " + scenario.label() + " starts a server of its own"
                         + " for each row; --target does not go with it");
             }

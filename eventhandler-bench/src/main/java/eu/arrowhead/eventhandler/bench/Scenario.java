@@ -18,7 +18,8 @@ enum Scenario {
     M("M", 10_000, onOneServer(MemoryScenario::run)),
     S("S", 4000, SlowSubscriberScenario::run),
     STORE("store", 2000, StoreScenario::run),
-    CPU("cpu", 30_000, CpuScenario::run);
+    CPU("cpu", 30_000, CpuScenario::run),
+    CLUSTER("cluster", 5000, ClusterScenario::run);
 
     /**
      * What {@code all} runs, in this order: every scenario but the store's, which has its own command, and
@@ -26,7 +27,8 @@ enum Scenario {
      * descriptors than one process usually may hold: it runs with the server as a process of its own
      * ({@code scripts/bench process M}). P is in: its rows take about 25 s after the warm-up, and it is the
      * suite's only check that push subscribers get every event once and in order. Nor cpu, which starts
-     * server processes of its own and has its own command too.
+     * server processes of its own and has its own command too; nor cluster, which starts NATS servers and
+     * server processes.
      */
     static final List<Scenario> ALL = List.of(A, B, C, D, F, P, T, S);
 

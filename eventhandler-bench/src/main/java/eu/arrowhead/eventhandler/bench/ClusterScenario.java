@@ -1,0 +1,263 @@
+package eu.arrowhead.eventhandler.bench;
+
+import eu.arrowhead.eventhandler.bench.PublishLoop.Shape;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Scenario cluster (issue 14): cluster mode against single-node mode in one run.
+ * <ul>
+ *   <li>Latency: A (1 publisher, 1 subscriber) and B (1 publisher, {@value #B_SUBSCRIBERS} subscribers) on a
+ *       single node (the packed defaults), then on a cluster of 3 nodes over 3 clustered NATS servers (the stream
+ *       with 3 replicas), with the subscribers on the publisher's node and on another node.</li>
+ *   <li>Fan-out capacity: 1 node against 3, each node held to {@code --cpu-quota} of a core by a cgroup (NATS
+ *       is not held), {@code --subscribers} SSE subscribers spread evenly over the nodes and one publisher per
+ *       node at a fixed pace, raised by half each step of {@code --step-seconds} until the p99 passes
+ *       {@value #P99_LIMIT_MS} ms or an event is lost: the last pace that held, in deliveries per second.</li>
+ * </ul>
+ * CPU is utime + stime from {@code /proc/PID/stat} of the Event Handler processes and, in the cluster's rows, of
+ * the NATS servers too, each given per event.
+ */
+final class ClusterScenario {
+    static final int B_SUBSCRIBERS = 6;
+    static final int P99_LIMIT_MS = 50;
+    private static final int FIRST_RATE = 50;
+    private static final int MAX_RATE = 50_000;
+    private static final List<String> LATENCY_COLUMNS = List.of("row", "set-up", "subscribers", "events",
+            "deliveries", "lost", "duplicated", "out-of-order", "wrong-id", "p50 ms", "p99 ms", "max ms", "publish/s",
+            "EH CPU us/event", "EH+NATS CPU us/event", "wall s");
+    private static final List<String> CAPACITY_COLUMNS = List.of("nodes", "events/s asked", "subscribers",
+            "deliveries/s", "lost", "duplicated", "out-of-order", "p50 ms", "p99 ms", "max ms", "held",
+            "EH CPU us/delivery");
+    private static final List<String> SUMMARY_COLUMNS = List.of("measure", "value", "target", "met");
+
+    private ClusterScenario() {
+    }
+
+    static Scenario.Result run(BenchOptions options, int events) {
+        BenchOptions.ClusterOptions cluster = options.cluster();
+        String prefix = ResultWriter.prefix("cluster", Instant.now());
+        List<List<Object>> latency = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
+        Map<String, BigDecimal> p50s = new LinkedHashMap<>();
+
+        System.err.println("bench: cluster: single node (the packed defaults)");
+        try (TempDirectory directory = TempDirectory.create("eventhandler-bench-cluster-");
+             ServerJvm single = ServerJvm.start(new ServerJvm.Spec(ServerJvm.jar(), null, options.overrides(),
+                     directory.path(), options.out().resolve(prefix + "-single.log")))) {
+            JitWarmUp.run(single.baseUri(), options.warmUp());
+            Processes eh = new Processes(List.of(single.pid()));
+            latencyRows("single node", List.of(single.baseUri()), List.of(single.baseUri()), eh, Processes.NONE,
+                    events, latency, failures, p50s);
+        }
+        System.err.println("bench: cluster: 3 nodes, 3 NATS servers, stream with 3 replicas");
+        try (Cluster three = Cluster.start(options, prefix, 3, 0)) {
+            latencyRows("cluster, same node", List.of(three.uris.get(0)), List.of(three.uris.get(0)), three.nodes,
+                    three.nats, events, latency, failures, p50s);
+            latencyRows("cluster, across nodes", List.of(three.uris.get(0)), List.of(three.uris.get(2)), three.nodes,
+                    three.nats, events, latency, failures, p50s);
+        }
+        List<List<Object>> capacity = new ArrayList<>();
+        Map<Integer, Long> held = new LinkedHashMap<>();
+        for (int nodes : List.of(1, 3)) {
+            System.err.println("bench: cluster: fan-out capacity with " + nodes + " node(s) at " + cluster.cpuQuota()
+                    + " core each, " + cluster.subscribers() + " subscribers");
+            try (Cluster c = Cluster.start(options, prefix, nodes, cluster.cpuQuota())) {
+                held.put(nodes, capacity(c, cluster, capacity));
+            }
+        }
+        ResultTable summary = summary(p50s, held);
+        return new Scenario.Result(List.of(new ResultTable("cluster-latency", LATENCY_COLUMNS, latency),
+                new ResultTable("cluster-capacity", CAPACITY_COLUMNS, capacity), summary), failures);
+    }
+
+    /** Rows A and B with the publisher on {@code publishTo} and the subscribers on {@code subscribeAt}. */
+    private static void latencyRows(String setUp, List<URI> publishTo, List<URI> subscribeAt, Processes eh,
+                                    Processes nats, int events, List<List<Object>> rows, List<String> failures,
+                                    Map<String, BigDecimal> p50s) {
+        for (Shape shape : List.of(Shape.of("A", 1, 1, events), Shape.of("B", 1, B_SUBSCRIBERS, events))) {
+            String label = shape.label() + " " + setUp;
+            Reading reading = new Reading(eh, nats);
+            PublishLoop.Result loop = new PublishLoop(shape.labelled(label), publishTo.get(0),
+                    new NodeEnds(new RawHttpEnds(false), publishTo, subscribeAt), reading::snapshot).run();
+            DeliveryLog.Outcome outcome = loop.outcome();
+            LatencyStats stats = LatencyStats.of(outcome.latencyNanos());
+            p50s.put(label, stats.p50());
+            rows.add(new PlottedRow(label, Arrays.asList(shape.label(), setUp, shape.subscribers(), loop.events(),
+                    outcome.events(), outcome.lost(), outcome.duplicated(), outcome.outOfOrder(), outcome.wrongId(),
+                    stats.p50(), stats.p99(), stats.max(), loop.publishRate(),
+                    reading.ehMicrosPerEvent(loop.events()), loop.cpuMicrosPerEvent(),
+                    ResultTable.seconds(loop.wallNanos())), outcome));
+            if (!outcome.clean()) {
+                failures.add(label + ": " + outcome.problems());
+            }
+            System.err.println("bench: " + label + ": p50 " + stats.p50() + " ms, p99 " + stats.p99() + " ms");
+        }
+    }
+
+    /** Raises the pace until it no longer holds; returns the deliveries per second of the last that did. */
+    private static long capacity(Cluster cluster, BenchOptions.ClusterOptions options, List<List<Object>> rows) {
+        int nodes = cluster.uris.size();
+        long heldDeliveries = 0;
+        for (int rate = FIRST_RATE; rate <= MAX_RATE; rate = rate * 3 / 2) {
+            int perPublisher = Math.max(1, rate / nodes);
+            Shape shape = new Shape("capacity-" + nodes + "-nodes-" + rate, nodes, options.subscribers(),
+                    perPublisher * options.stepSeconds(), 0, perPublisher);
+            Reading reading = new Reading(cluster.nodes, Processes.NONE);
+            PublishLoop.Result loop = new PublishLoop(shape, cluster.uris.get(0),
+                    new NodeEnds(new RawHttpEnds(false), cluster.uris, cluster.uris), reading::snapshot).run();
+            DeliveryLog.Outcome outcome = loop.outcome();
+            LatencyStats stats = LatencyStats.of(outcome.latencyNanos());
+            long deliveries = (long) perPublisher * nodes * options.subscribers();
+            boolean holds = outcome.clean() && stats.p99() != null
+                    && stats.p99().compareTo(BigDecimal.valueOf(P99_LIMIT_MS)) < 0;
+            rows.add(Arrays.asList(nodes, perPublisher * nodes, options.subscribers(), deliveries, outcome.lost(),
+                    outcome.duplicated(), outcome.outOfOrder(), stats.p50(), stats.p99(), stats.max(),
+                    holds ? "yes" : "no", reading.ehMicrosPerEvent(outcome.events())));
+            System.err.println("bench: " + nodes + " node(s), " + perPublisher * nodes + " events/s to "
+                    + options.subscribers() + " subscribers: p99 " + stats.p99() + " ms, " + outcome.problems()
+                    + (holds ? "" : ": the limit"));
+            if (!holds) {
+                break;
+            }
+            heldDeliveries = deliveries;
+        }
+        return heldDeliveries;
+    }
+
+    private static ResultTable summary(Map<String, BigDecimal> p50s, Map<Integer, Long> held) {
+        List<List<Object>> rows = new ArrayList<>();
+        for (String shape : List.of("A", "B")) {
+            BigDecimal single = p50s.get(shape + " single node");
+            BigDecimal across = p50s.get(shape + " cluster, across nodes");
+            BigDecimal difference = single == null || across == null ? null : across.subtract(single);
+            rows.add(Arrays.asList(shape + ": cross-node p50 - single-node p50 (ms)", difference, "<= 1",
+                    difference == null ? "n/a" : difference.compareTo(BigDecimal.ONE) <= 0 ? "yes" : "no"));
+        }
+        long one = held.getOrDefault(1, 0L);
+        long three = held.getOrDefault(3, 0L);
+        BigDecimal ratio = one == 0 ? null : BigDecimal.valueOf(three).divide(BigDecimal.valueOf(one), 2,
+                RoundingMode.HALF_UP);
+        rows.add(Arrays.asList("fan-out deliveries/s at p99 < " + P99_LIMIT_MS + " ms, 1 node", one, "", ""));
+        rows.add(Arrays.asList("fan-out deliveries/s at p99 < " + P99_LIMIT_MS + " ms, 3 nodes", three, "", ""));
+        rows.add(Arrays.asList("3 nodes / 1 node", ratio, ">= 2.5",
+                ratio == null ? "n/a" : ratio.compareTo(BigDecimal.valueOf(2.5)) >= 0 ? "yes" : "no"));
+        return new ResultTable("cluster-targets", SUMMARY_COLUMNS, rows);
+    }
+
+    /** Processes whose CPU time is summed. */
+    private record Processes(List<Long> pids) {
+        static final Processes NONE = new Processes(List.of());
+
+        long cpuNanos() {
+            long sum = 0;
+            for (long pid : pids) {
+                Long nanos = ProcStatus.read(Long.toString(pid)).snapshot().cpuNanos();
+                sum += nanos == null ? 0 : nanos;
+            }
+            return sum;
+        }
+    }
+
+    /**
+     * The CPU time a loop reads before and after its measured events: Event Handler and NATS together, as the
+     * loop's own figure, and the Event Handler's alone, kept here.
+     */
+    private static final class Reading {
+        private final Processes eh;
+        private final Processes nats;
+        private final List<Long> ehNanos = new ArrayList<>();
+
+        Reading(Processes eh, Processes nats) {
+            this.eh = eh;
+            this.nats = nats;
+        }
+
+        ResourceSnapshot snapshot() {
+            long ours = eh.cpuNanos();
+            ehNanos.add(ours);
+            return new ResourceSnapshot(null, null, null, null, ours + nats.cpuNanos());
+        }
+
+        BigDecimal ehMicrosPerEvent(long count) {
+            if (ehNanos.size() < 2 || count <= 0) {
+                return null;
+            }
+            long nanos = ehNanos.get(ehNanos.size() - 1) - ehNanos.get(ehNanos.size() - 2);
+            return BigDecimal.valueOf(nanos / 1e3 / count).setScale(1, RoundingMode.HALF_UP);
+        }
+    }
+
+    /** NATS servers and Event Handler nodes on them, each node warmed up and then, if asked, held to a quota. */
+    private static final class Cluster implements AutoCloseable {
+        private final TempDirectory directory;
+        private final NatsServers natsServers;
+        private final List<ServerJvm> servers = new ArrayList<>();
+        private final List<CpuQuota> quotas = new ArrayList<>();
+        final List<URI> uris = new ArrayList<>();
+        Processes nodes;
+        Processes nats;
+
+        private Cluster(TempDirectory directory, NatsServers natsServers) {
+            this.directory = directory;
+            this.natsServers = natsServers;
+        }
+
+        static Cluster start(BenchOptions options, String prefix, int nodeCount, double cpuQuota) {
+            TempDirectory directory = TempDirectory.create("eventhandler-bench-cluster-");
+            Cluster cluster = null;
+            try {
+                cluster = new Cluster(directory, NatsServers.start(directory.path()));
+                List<Long> pids = new ArrayList<>();
+                for (int i = 0; i < nodeCount; i++) {
+                    Map<String, String> settings = new LinkedHashMap<>(options.overrides());
+                    settings.put("cluster.enabled", "true");
+                    settings.put("cluster.nats-urls", cluster.natsServers.urls());
+                    settings.put("cluster.replicas", "3");
+                    settings.put("cluster.node-name", "bench-" + i);
+                    Path node = Files.createDirectories(directory.path().resolve("node-" + i));
+                    ServerJvm server = ServerJvm.start(new ServerJvm.Spec(ServerJvm.jar(), null, settings, node,
+                            options.out().resolve(prefix + "-" + nodeCount + "-nodes-" + i + ".log")));
+                    cluster.servers.add(server);
+                    cluster.uris.add(server.baseUri());
+                    pids.add(server.pid());
+                }
+                for (int i = 0; i < nodeCount; i++) {
+                    JitWarmUp.run(cluster.uris.get(i), options.warmUp());
+                    if (cpuQuota > 0) {
+                        cluster.quotas.add(CpuQuota.hold("eventhandler-bench-node-" + i, pids.get(i), cpuQuota));
+                    }
+                }
+                cluster.nodes = new Processes(pids);
+                cluster.nats = new Processes(cluster.natsServers.pids());
+                return cluster;
+            } catch (IOException | RuntimeException e) {
+                if (cluster != null) {
+                    cluster.close();
+                } else {
+                    directory.close();
+                }
+                throw e instanceof RuntimeException runtime ? runtime
+                        : new BenchException("cannot set up the cluster's directories: " + e, e);
+            }
+        }
+
+        @Override
+        public void close() {
+            servers.forEach(ServerJvm::close);
+            quotas.forEach(CpuQuota::close);
+            natsServers.close();
+            directory.close();
+        }
+    }
+}
