@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The ends of a loop over the nodes of a cluster: each publisher on the next of the publishing nodes in turn, the
- * subscribers shared out evenly over the subscribing nodes, through other ends (raw HTTP). The base a loop passes
- * is ignored.
+ * The ends of a loop over the nodes of a cluster: a publisher's events spread over the publishing nodes in turn,
+ * the subscribers shared out evenly over the subscribing nodes, through other ends (raw HTTP). The base a loop
+ * passes is ignored.
  */
 final class NodeEnds implements PublishLoop.Ends {
     private final PublishLoop.Ends ends;
@@ -47,8 +47,23 @@ final class NodeEnds implements PublishLoop.Ends {
         return PublishLoop.Subscription.all(opened);
     }
 
+    /** A publisher on one node, or, over several, one that publishes each event on the next node in turn. */
     @Override
     public PublishLoop.Publisher publisher(URI base) {
-        return ends.publisher(publishTo.get(nextPublisher.getAndIncrement() % publishTo.size()));
+        if (publishTo.size() == 1) {
+            return ends.publisher(publishTo.get(0));
+        }
+        List<PublishLoop.Publisher> each = publishTo.stream().map(ends::publisher).toList();
+        return new PublishLoop.Publisher() {
+            @Override
+            public long publish(String eventType, String payload) {
+                return each.get(nextPublisher.getAndIncrement() % each.size()).publish(eventType, payload);
+            }
+
+            @Override
+            public void close() {
+                each.forEach(PublishLoop.Publisher::close);
+            }
+        };
     }
 }

@@ -22,8 +22,8 @@ import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.Replica;
 import io.nats.client.api.StreamInfo;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,6 +44,7 @@ public final class ClusterNode implements AutoCloseable {
     private static final Duration SETUP_PATIENCE = Duration.ofSeconds(60);
     /** JetStream's error code while it has no leader. */
     private static final int TEMPORARILY_UNAVAILABLE = 10008;
+
     private final ClusterConfig config;
     private final ClusterConnection connection;
     private final JetStreamManagement management;
