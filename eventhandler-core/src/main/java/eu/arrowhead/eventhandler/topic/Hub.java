@@ -145,8 +145,15 @@ public final class Hub {
             if (id <= lastDelivered) {
                 return;
             }
-            TopicBroadcaster topic = topicFor(event.topicKey(), now);
-            topic.broadcast(PublishedEvent.encode(id, event, topic), now, publication);
+            if (topics.size() >= maxTopics && !topics.containsKey(event.topicKey())) {
+                // A new topic has no subscriber to deliver to, and past topic.max-count it is not made: any node's
+                // publisher could otherwise grow every node's heap one event type at a time. A later resume
+                // reads the event from the log.
+                forgottenUpTo = id;
+            } else {
+                TopicBroadcaster topic = topicFor(event.topicKey(), now);
+                topic.broadcast(PublishedEvent.encode(id, event, topic), now, publication);
+            }
             lastId = id;
             lastDelivered = id;
             keepWindowsWithinBudget();
