@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.bench;
 
 import io.nats.client.Connection;
+import io.nats.client.ErrorListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.IOException;
@@ -95,7 +96,7 @@ final class NatsServers implements AutoCloseable {
 
     private static boolean jetStreamAnswers(String url) {
         try (Connection nats = Nats.connect(new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
-                .noReconnect().build())) {
+                .noReconnect().errorListener(new ErrorListener() { }).build())) {
             nats.jetStreamManagement().getAccountStatistics();
             return true;
         } catch (Exception e) {

@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.testing;
 
 import io.nats.client.Connection;
+import io.nats.client.ErrorListener;
 import io.nats.client.Nats;
 import io.nats.client.Options;
 import java.io.File;
@@ -161,7 +162,8 @@ public final class NatsCluster implements AutoCloseable {
 
     private static boolean jetStreamAnswers(String url) {
         try (Connection nats = Nats.connect(new Options.Builder().server(url)
-                .connectionTimeout(Duration.ofSeconds(2)).noReconnect().build())) {
+                .connectionTimeout(Duration.ofSeconds(2)).noReconnect()
+                .errorListener(new ErrorListener() { }).build())) {
             nats.jetStreamManagement().getAccountStatistics();
             return true;
         } catch (Exception e) {
