@@ -79,6 +79,16 @@ final class ProcessCluster implements AutoCloseable {
         return list;
     }
 
+    /** The index of the NATS server that leads the stream now (servers are named {@code n0}, {@code n1}, ...). */
+    int streamLeader() throws IOException, InterruptedException {
+        try (Connection connection = Nats.connect(nats.urls())) {
+            String leader = connection.jetStreamManagement().getStreamInfo(STREAM).getClusterInfo().getLeader();
+            return Integer.parseInt(leader.substring(1));
+        } catch (JetStreamApiException e) {
+            throw new IOException("cannot ask JetStream which server leads the stream: " + e.getMessage(), e);
+        }
+    }
+
     /** The ids of {@code ids} that the stream does not hold. */
     List<Long> notInStream(List<Long> ids) throws IOException, InterruptedException {
         List<Long> missing = new ArrayList<>();

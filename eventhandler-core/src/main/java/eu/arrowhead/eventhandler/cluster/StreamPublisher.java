@@ -10,6 +10,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
+import io.nats.client.support.Status;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,8 +34,17 @@ import java.util.concurrent.TimeoutException;
  * acknowledges each with the first one's sequence, whichever node the repeat reaches. The request's fingerprint
  * travels with the first; a repeat whose fingerprint differs is another request under the same key, and gets
  * 422 as in single-node mode.
+ *
+ * <p>While JetStream elects a new leader for the stream (its leader's server died or was cut off), nothing
+ * answers the stream's subjects and a publish is refused at once with "no responders". Such an event was not
+ * stored, so it is sent again, after a short pause, until the stream answers or {@code cluster.timeout-seconds}
+ * have passed since the request began: an election of a few seconds delays publishes instead of refusing them.
+ * An acknowledgement that times out is not sent again, since the event may be stored.
  */
 public final class StreamPublisher implements SharedStream {
+    /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
+    private static final long FIRST_ELECTION_PAUSE_MILLIS = 25;
+    private static final long MAX_ELECTION_PAUSE_MILLIS = 500;
     private final ClusterConnection connection;
     private final JetStream jetStream;
     private final JetStreamManagement management;
@@ -63,16 +73,15 @@ public final class StreamPublisher implements SharedStream {
         }
         String messageId = idempotencyKey == null ? null
                 : scope.length() + ":" + scope + ":" + idempotencyKey + ":";
+        long deadline = System.nanoTime() + timeout.toNanos();
         List<CompletableFuture<PublishAck>> acks = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            acks.add(jetStream.publishAsync(
-                    messages.encode(events.get(i), messageId == null ? null : messageId + i, fingerprint), options));
+            acks.add(send(events.get(i), messageId, i, fingerprint));
         }
-        long deadline = System.nanoTime() + timeout.toNanos();
         long[] ids = new long[events.size()];
         boolean repeat = false;
         for (int i = 0; i < ids.length; i++) {
-            PublishAck ack = await(acks.get(i), deadline);
+            PublishAck ack = awaitStored(acks.get(i), events.get(i), messageId, i, fingerprint, deadline);
             ids[i] = ack.getSeqno();
             repeat |= ack.isDuplicate();
         }
@@ -80,6 +89,37 @@ public final class StreamPublisher implements SharedStream {
             requireSameRequest(ids[0], idempotencyKey, fingerprint);
         }
         return ids;
+    }
+
+    private CompletableFuture<PublishAck> send(IncomingEvent event, String messageId, int index, long fingerprint) {
+        return jetStream.publishAsync(messages.encode(event, messageId == null ? null : messageId + index, fingerprint),
+                options);
+    }
+
+    /** The event's acknowledgement; sent again while the stream has no leader, until the deadline. */
+    private PublishAck awaitStored(CompletableFuture<PublishAck> ack, IncomingEvent event, String messageId, int index,
+                                   long fingerprint, long deadline) {
+        long pauseMillis = FIRST_ELECTION_PAUSE_MILLIS;
+        while (true) {
+            try {
+                return await(ack, deadline);
+            } catch (NoLeaderException e) {
+                long left = deadline - System.nanoTime();
+                if (left <= TimeUnit.MILLISECONDS.toNanos(pauseMillis)) {
+                    throw new HubUnavailableException("the cluster's stream has had no leader for "
+                            + timeout.toSeconds() + " s (cluster.timeout-seconds): the event was not stored;"
+                            + " publish again later");
+                }
+                try {
+                    Thread.sleep(pauseMillis);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new HubUnavailableException("the Event Handler is shutting down");
+                }
+                pauseMillis = Math.min(MAX_ELECTION_PAUSE_MILLIS, pauseMillis * 2);
+                ack = send(event, messageId, index, fingerprint);
+            }
+        }
     }
 
     private PublishAck await(CompletableFuture<PublishAck> ack, long deadline) {
@@ -90,6 +130,9 @@ public final class StreamPublisher implements SharedStream {
                     + timeout.toSeconds() + " s (cluster.timeout-seconds); it may still be stored: retry with the"
                     + " same Idempotency-Key to learn its id without publishing it twice");
         } catch (ExecutionException e) {
+            if (noLeader(e.getCause())) {
+                throw new NoLeaderException();
+            }
             throw new HubUnavailableException("the cluster's stream refused the event: " + describe(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -109,6 +152,29 @@ public final class StreamPublisher implements SharedStream {
         String stored = first.getHeaders() == null ? null : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);
         if (stored != null && !stored.equals(Long.toHexString(fingerprint))) {
             throw IdempotencyKeys.usedForAnotherRequest(idempotencyKey, duplicateWindow);
+        }
+    }
+
+    /**
+     * Whether nothing answered the stream's subject: the request reached no stream, so the event is not stored.
+     * jnats reports it as an {@link IOException} carrying the 503 status line, wrapped once or twice.
+     */
+    private static boolean noLeader(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause.getMessage() != null && cause.getMessage().contains(Status.NO_RESPONDERS_TEXT)) {
+                return true;
+            }
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** A publish that reached no stream: safe to send again. */
+    private static final class NoLeaderException extends RuntimeException {
+        NoLeaderException() {
+            super(null, null, false, false);
         }
     }
 
