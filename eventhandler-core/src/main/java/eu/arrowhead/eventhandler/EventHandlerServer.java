@@ -395,16 +395,19 @@ public final class EventHandlerServer implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("graceful shutdown failed; stopping at once", e);
         } finally {
-            // Each step on its own: one that fails must not leave the others' threads running.
+            // Each step on its own: one that fails must not leave the others' threads running. No thread that may
+            // be inside the database is interrupted (workers run mgmt/events, readers replays, retention deletes):
+            // together they get DATABASE_TASK_GRACE_SECONDS after the grace to end, and are left to end after it.
+            long databaseDeadline = Math.max(deadline, System.nanoTime())
+                    + TimeUnit.SECONDS.toNanos(DATABASE_TASK_GRACE_SECONDS);
+            stopQuietly("workers", () -> finish("workers", workers, databaseDeadline));
+            // After the workers: Jersey's container, once shut down, answers a request still running with a 500.
             stopQuietly("HTTP server", http::shutdownNow);
             stopQuietly("supervisor", ticker::shutdownNow);
-            stopQuietly("workers", workers::shutdownNow);
             stopQuietly("writers", writers::shutdownNow);
             stopQuietly("push sender", pushSender::close);
-            // Not interrupted while they may be in the database: an interrupt closes an NIO channel under
-            // H2's feet and breaks its file for the rest of the run.
-            stopQuietly("event store readers", () -> finish(journalReaders));
-            stopQuietly("event store retention", () -> finish(retention));
+            stopQuietly("event store readers", () -> finish("event store readers", journalReaders, databaseDeadline));
+            stopQuietly("event store retention", () -> finish("event store retention", retention, databaseDeadline));
             if (store != null) {
                 stopQuietly("event store", store::close);
             }
@@ -418,15 +421,17 @@ public final class EventHandlerServer implements AutoCloseable {
         return clean;
     }
 
-    /** Lets running tasks end, for up to {@value #DATABASE_TASK_GRACE_SECONDS} s, then interrupts them. */
-    private static void finish(ExecutorService pool) {
+    /** Lets running tasks end until the deadline; never interrupts them. Queued tasks that have not started go. */
+    private static void finish(String what, ExecutorService pool, long deadlineNanos) {
         pool.shutdown();
+        if (pool instanceof ThreadPoolExecutor executor) {
+            executor.getQueue().clear();
+        }
         try {
-            if (!pool.awaitTermination(DATABASE_TASK_GRACE_SECONDS, TimeUnit.SECONDS)) {
-                pool.shutdownNow();
+            if (!pool.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                LOG.warn("the {} did not end within the stop's bound; left to end on their own", what);
             }
         } catch (InterruptedException e) {
-            pool.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

@@ -14,6 +14,13 @@ interface BatchSink {
      */
     void write(List<WriteBuffer.Entry> batch, List<MissingRanges.Range> missing);
 
+    /**
+     * Forces what {@link #write} committed onto stable storage, so that a power cut cannot take it back.
+     *
+     * @throws RuntimeException if it could not be forced
+     */
+    void force();
+
     /** Whether the database answers now; asked while writes fail, to know when to try again. */
     boolean reachable();
 

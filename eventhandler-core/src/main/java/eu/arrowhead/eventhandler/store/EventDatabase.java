@@ -13,8 +13,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.h2.engine.SessionLocal;
-import org.h2.jdbc.JdbcConnection;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import java.time.Duration;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import org.hibernate.Transaction;
+import org.hibernate.exception.JDBCConnectionException;
 import org.hibernate.Session;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
@@ -42,12 +48,23 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     /** The longest one compaction of H2's file may hold its store (and so a commit) up. */
     private static final int COMPACT_MILLIS = 50;
 
-    private final HikariDataSource dataSource;
+    private final HikariDataSource writerPool;
+    private final HikariDataSource readerPool;
+    /** Hibernate's sessions on the readers' pool; the writer's open on its own connection. */
     private final SessionFactory sessions;
+    /** One per reader connection: a read holds one for as long as it holds its connection. */
+    private final Semaphore readPermits;
+    private final int readers;
+    private final Duration timeout;
 
-    private EventDatabase(HikariDataSource dataSource, SessionFactory sessions) {
-        this.dataSource = dataSource;
+    private EventDatabase(HikariDataSource writerPool, HikariDataSource readerPool, SessionFactory sessions,
+                          int readers, Duration timeout) {
+        this.writerPool = writerPool;
+        this.readerPool = readerPool;
         this.sessions = sessions;
+        this.readPermits = new Semaphore(readers, true);
+        this.readers = readers;
+        this.timeout = timeout;
     }
 
     /**
@@ -62,50 +79,69 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     record State(long lastId, long cleanStop, long lagBound, long deletedUpTo, List<MissingRanges.Range> missing) {
     }
 
-    /** Opens the pool, brings the schema up to date and starts Hibernate. */
+    /**
+     * Opens the pools, brings the schema up to date and starts Hibernate.
+     *
+     * <p>The writer has a pool of one connection of its own, so that no read can make it wait: readers share
+     * the other {@code store.pool-size - 1}, each read taking a permit first, and a read that finds none free is
+     * refused at once rather than queued behind the others for {@code store.timeout-seconds}.
+     */
     static EventDatabase open(EventHandlerConfig config) throws SQLException {
         boolean h2 = config.storeUrl().startsWith("jdbc:h2:");
-        HikariConfig pool = new HikariConfig();
-        pool.setPoolName("eh-store");
-        pool.setJdbcUrl(config.storeUrl());
-        pool.setUsername(config.storeUser());
-        pool.setPassword(config.storePassword());
-        pool.setMaximumPoolSize(config.storePoolSize());
-        pool.setMinimumIdle(1);
-        pool.setAutoCommit(false);
-        pool.setConnectionTimeout(config.storeTimeout().toMillis());
-        pool.setValidationTimeout(Math.min(config.storeTimeout().toMillis(), 5_000));
-        if (!h2) {
-            pool.addDataSourceProperty("rewriteBatchedStatements", "true");
-            pool.addDataSourceProperty("cachePrepStmts", "true");
-            pool.addDataSourceProperty("connectTimeout", String.valueOf(config.storeTimeout().toMillis()));
-            pool.addDataSourceProperty("socketTimeout", String.valueOf(config.storeTimeout().toMillis()));
-        }
-        HikariDataSource dataSource;
+        int readers = config.storePoolSize() - 1;
+        HikariDataSource readerPool = pool(config, "eh-store-readers", readers);
+        HikariDataSource writerPool;
         try {
-            dataSource = new HikariDataSource(pool);
-        } catch (RuntimeException e) {
-            Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new SQLException("cannot connect: " + cause.getMessage().lines().findFirst().orElse(""), e);
+            writerPool = pool(config, "eh-store-writer", 1);
+        } catch (SQLException e) {
+            readerPool.close();
+            throw e;
         }
         try {
-            SchemaMigrations.migrate(dataSource, h2 ? "h2" : "mysql");
+            SchemaMigrations.migrate(writerPool, h2 ? "h2" : "mysql");
             if (h2) {
                 // H2 writes commits to its file in the background, half a second later by default. Written at
                 // once instead: in sync mode a 200 promises the event survives a crash of the process, and in
                 // async mode what a crash loses must stay within store.buffer-events, which half a second of a
                 // fast publisher would exceed. (The writer's transactions are batches, so this costs little.)
-                execute(dataSource, "SET WRITE_DELAY 0");
+                execute(writerPool, "SET WRITE_DELAY 0");
                 if (!config.storeUrl().toUpperCase(Locale.ROOT).contains("CACHE_SIZE")) {
                     // H2's page cache is 16 MiB by default whatever the heap: a quarter of a 64 MiB one. It
                     // gets its share of the heap instead (HeapBudget), in KiB.
-                    execute(dataSource, "SET CACHE_SIZE " + Math.max(1, config.heap().storeCache() >> 10));
+                    execute(writerPool, "SET CACHE_SIZE " + Math.max(1, config.heap().storeCache() >> 10));
                 }
             }
-            return new EventDatabase(dataSource, sessionFactory(dataSource, h2));
+            return new EventDatabase(writerPool, readerPool, sessionFactory(readerPool, h2), readers,
+                    config.storeTimeout());
         } catch (SQLException | RuntimeException e) {
-            dataSource.close();
+            writerPool.close();
+            readerPool.close();
             throw e;
+        }
+    }
+
+    private static HikariDataSource pool(EventHandlerConfig config, String name, int size) throws SQLException {
+        HikariConfig pool = new HikariConfig();
+        pool.setPoolName(name);
+        pool.setJdbcUrl(EmbeddedH2.interruptProof(config.storeUrl()));
+        pool.setUsername(config.storeUser());
+        pool.setPassword(config.storePassword());
+        pool.setMaximumPoolSize(size);
+        pool.setMinimumIdle(1);
+        pool.setAutoCommit(false);
+        pool.setConnectionTimeout(config.storeTimeout().toMillis());
+        pool.setValidationTimeout(Math.min(config.storeTimeout().toMillis(), 5_000));
+        if (!config.storeUrl().startsWith("jdbc:h2:")) {
+            pool.addDataSourceProperty("rewriteBatchedStatements", "true");
+            pool.addDataSourceProperty("cachePrepStmts", "true");
+            pool.addDataSourceProperty("connectTimeout", String.valueOf(config.storeTimeout().toMillis()));
+            pool.addDataSourceProperty("socketTimeout", String.valueOf(config.storeTimeout().toMillis()));
+        }
+        try {
+            return new HikariDataSource(pool);
+        } catch (RuntimeException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new SQLException("cannot connect: " + cause.getMessage().lines().findFirst().orElse(""), e);
         }
     }
 
@@ -134,6 +170,75 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         }
     }
 
+    /**
+     * Runs the work in one transaction on the writer's own connection.
+     *
+     * @throws RuntimeException if the database fails, or the connection cannot be had within the timeout
+     */
+    private <T> T onWriterConnection(Function<StatelessSession, T> work) {
+        try (Connection connection = writerPool.getConnection();
+             StatelessSession session = sessions.withStatelessOptions().connection(connection).openStatelessSession()) {
+            Transaction transaction = session.beginTransaction();
+            try {
+                T result = work.apply(session);
+                transaction.commit();
+                return result;
+            } catch (RuntimeException e) {
+                if (transaction.isActive()) {
+                    transaction.rollback();
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Runs a read for a client (a replay, a page of {@code mgmt/events}) if a reader connection is free now.
+     *
+     * @throws HubUnavailableException at once if every reader connection is in use
+     */
+    private <T> T clientRead(Function<StatelessSession, T> read) {
+        if (!readPermits.tryAcquire()) {
+            throw new HubUnavailableException("the event store is serving " + readers + " other reads"
+                    + " (store.pool-size); ask again shortly");
+        }
+        try {
+            try {
+                return sessions.fromStatelessTransaction(read);
+            } catch (JDBCConnectionException e) {
+                // The database went away and came back (or a proxy cut the connections): every idle reader
+                // connection is as dead as this one was, and the read is worth one more try on a fresh one.
+                readerPool.getHikariPoolMXBean().softEvictConnections();
+                return sessions.fromStatelessTransaction(read);
+            }
+        } finally {
+            readPermits.release();
+        }
+    }
+
+    /**
+     * Runs the server's own work on a reader connection (retention, push subscriptions, the state at start),
+     * waiting for one up to {@code store.timeout-seconds} behind the clients' reads.
+     */
+    private <T> T upkeep(Supplier<T> work) {
+        try {
+            if (!readPermits.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new HubUnavailableException("the event store's reader connections stayed busy for "
+                        + timeout.toSeconds() + " s (store.timeout-seconds)");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new HubUnavailableException("the Event Handler is stopping");
+        }
+        try {
+            return work.get();
+        } finally {
+            readPermits.release();
+        }
+    }
+
     private static void execute(HikariDataSource dataSource, String sql) throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute(sql);
@@ -142,7 +247,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     }
 
     State state() {
-        return sessions.fromTransaction(session -> {
+        return upkeep(() -> sessions.fromTransaction(session -> {
             Map<String, Long> values = new HashMap<>();
             session.createSelectionQuery("from StateRecord", StateRecord.class).getResultList()
                     .forEach(row -> values.put(row.name(), row.value()));
@@ -155,14 +260,15 @@ final class EventDatabase implements BatchSink, AutoCloseable {
             return new State(lastId, values.getOrDefault(StateRecord.CLEAN_STOP, -1L),
                     values.getOrDefault(StateRecord.LAG_BOUND, 0L), values.getOrDefault(StateRecord.MISSING_UP_TO, 0L),
                     missing);
-        });
+        }));
     }
 
     /** Sets named state values and saves missing ranges, in one transaction. */
     void setState(Map<String, Long> values, List<MissingRanges.Range> missing) {
-        sessions.inStatelessTransaction(session -> {
+        onWriterConnection(session -> {
             values.forEach((name, value) -> session.update(new StateRecord(name, value)));
             saveRanges(session, missing);
+            return null;
         });
     }
 
@@ -177,10 +283,11 @@ final class EventDatabase implements BatchSink, AutoCloseable {
             }
         }
         long lastId = batch.get(batch.size() - 1).lastId();
-        sessions.inStatelessTransaction(session -> {
+        onWriterConnection(session -> {
             session.insertMultiple(records);
             session.update(new StateRecord(StateRecord.LAST_ID, lastId));
             saveRanges(session, missing);
+            return null;
         });
     }
 
@@ -208,7 +315,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
 
     /** Events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first. */
     List<EventRecord> read(long afterId, long upToId, Collection<String> topicKeys, int maxEvents) {
-        return sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+        return clientRead(session -> session.createSelectionQuery(
                         "from EventRecord e where e.id > :after and e.id <= :upTo and e.topicKey in (:topics)"
                                 + " order by e.id", EventRecord.class)
                 .setParameter("after", afterId).setParameter("upTo", upToId)
@@ -235,7 +342,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
             hql.append(" and e.timeStampMillis <= :to");
         }
         hql.append(" order by e.id");
-        return sessions.fromStatelessTransaction(session -> {
+        return clientRead(session -> {
             SelectionQuery<EventRecord> query = session.createSelectionQuery(hql.toString(), EventRecord.class)
                     .setParameter("after", afterId).setMaxResults(maxEvents);
             if (!topicKeys.isEmpty()) {
@@ -253,17 +360,17 @@ final class EventDatabase implements BatchSink, AutoCloseable {
 
     /** The id of the newest event with a timeStamp before {@code cutoffMillis}, or 0. */
     long lastIdBefore(long cutoffMillis) {
-        Long id = sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+        Long id = upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
                         "select max(e.id) from EventRecord e where e.timeStampMillis < :cutoff", Long.class)
-                .setParameter("cutoff", cutoffMillis).getSingleResult());
+                .setParameter("cutoff", cutoffMillis).getSingleResult()));
         return id == null ? 0 : id;
     }
 
     /** The id of the event with {@code newer} events after it, or 0 if there are not that many. */
     long idBeforeNewest(long newer) {
-        List<Long> ids = sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+        List<Long> ids = upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
                         "select e.id from EventRecord e order by e.id desc", Long.class)
-                .setFirstResult((int) Math.min(newer, Integer.MAX_VALUE)).setMaxResults(1).getResultList());
+                .setFirstResult((int) Math.min(newer, Integer.MAX_VALUE)).setMaxResults(1).getResultList()));
         return ids.isEmpty() ? 0 : ids.get(0);
     }
 
@@ -275,70 +382,72 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     long deleteUpTo(long upToId) {
         long deleted = 0;
         while (true) {
-            Long oldest = sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
-                    "select min(e.id) from EventRecord e", Long.class).getSingleResult());
+            Long oldest = upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                    "select min(e.id) from EventRecord e", Long.class).getSingleResult()));
             if (oldest == null || oldest > upToId) {
                 return deleted;
             }
             long chunkEnd = Math.min(upToId, oldest + DELETE_CHUNK_IDS);
-            deleted += sessions.fromTransaction(session -> {
+            deleted += upkeep(() -> sessions.fromTransaction(session -> {
                 int rows = session.createMutationQuery("delete from EventRecord e where e.id <= :upTo")
                         .setParameter("upTo", chunkEnd).executeUpdate();
                 raiseDeletedUpTo(session, chunkEnd);
                 return rows;
-            });
+            }));
         }
     }
 
     /** Every push subscription, in id order. */
     List<SubscriptionStore.StoredSubscription> subscriptions() {
-        return sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
-                "from SubscriptionRecord s order by s.id", SubscriptionRecord.class).getResultList())
+        return upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                "from SubscriptionRecord s order by s.id", SubscriptionRecord.class).getResultList()))
                 .stream().map(SubscriptionRecord::stored).toList();
     }
 
     /** Inserts or replaces a push subscription by its id. */
     void saveSubscription(SubscriptionStore.StoredSubscription subscription) {
-        sessions.inTransaction(session -> session.merge(new SubscriptionRecord(subscription)));
+        upkeep(() -> sessions.fromTransaction(session -> session.merge(new SubscriptionRecord(subscription))));
     }
 
     void deleteSubscription(long id) {
-        sessions.inTransaction(session -> session.createMutationQuery(
-                "delete from SubscriptionRecord s where s.id = :id").setParameter("id", id).executeUpdate());
+        upkeep(() -> sessions.fromTransaction(session -> session.createMutationQuery(
+                "delete from SubscriptionRecord s where s.id = :id").setParameter("id", id).executeUpdate()));
     }
 
     @Override
     public long lastWrittenId() {
-        StateRecord lastId = sessions.fromStatelessTransaction(
-                session -> session.get(StateRecord.class, StateRecord.LAST_ID));
+        StateRecord lastId = onWriterConnection(session -> session.get(StateRecord.class, StateRecord.LAST_ID));
         return lastId == null ? 0 : lastId.value();
     }
 
     @Override
     public boolean reachable() {
-        try (Connection connection = dataSource.getConnection()) {
-            return connection.isValid((int) Math.max(1, dataSource.getValidationTimeout() / 1000));
+        try (Connection connection = writerPool.getConnection()) {
+            return connection.isValid((int) Math.max(1, writerPool.getValidationTimeout() / 1000));
         } catch (SQLException e) {
             return false;
         }
     }
 
-    /**
-     * Rewrites H2's store file so that it keeps few chunks; does nothing on MySQL/MariaDB. With
-     * {@code WRITE_DELAY 0} every commit writes a chunk of its own, and H2 keeps an object per chunk on the
-     * heap (about 250 bytes with its map entry and bit set) until housekeeping rewrites it, which its
-     * background thread did and no longer does: without this, a server that commits 100 times a second
-     * gains some 90 MB of heap a day (the hour-long soak, docs/reliability.md). Measured with a loop of
-     * 30 000 small commits: 30 009 chunks without it, about 400 with it every 1 000 commits.
-     */
+    /** Keeps H2's file in few chunks ({@link EmbeddedH2#compact}); does nothing on MySQL/MariaDB. */
     void compactEmbeddedStore() {
-        try (Connection connection = dataSource.getConnection()) {
-            if (connection.isWrapperFor(JdbcConnection.class)) {
-                JdbcConnection h2 = connection.unwrap(JdbcConnection.class);
-                ((SessionLocal) h2.getSession()).getDatabase().getStore().getMvStore().compactFile(COMPACT_MILLIS);
-            }
+        try (Connection connection = writerPool.getConnection()) {
+            EmbeddedH2.compact(connection, COMPACT_MILLIS);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reach the database to compact it: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Forces what the writer committed onto stable storage: H2's file ({@link EmbeddedH2#force}). MySQL and
+     * MariaDB do it in their commit while {@code innodb_flush_log_at_trx_commit} is 1, checked at start.
+     */
+    @Override
+    public void force() {
+        try (Connection connection = writerPool.getConnection()) {
+            EmbeddedH2.force(connection);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot force the log to disk: " + e.getMessage(), e);
         }
     }
 
@@ -356,7 +465,8 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         try {
             sessions.close();
         } finally {
-            dataSource.close();
+            writerPool.close();
+            readerPool.close();
         }
     }
 }

@@ -39,6 +39,8 @@ final class JournalReader {
         if (afterId < Math.min(upToId, committed)) {
             try {
                 rows = database.read(afterId, Math.min(upToId, committed), topicKeys, maxEvents);
+            } catch (HubUnavailableException e) {
+                throw e;
             } catch (RuntimeException e) {
                 throw new HubUnavailableException("the event store cannot be read now ("
                         + EventDatabase.describe(e) + "); resume again later");
@@ -100,6 +102,8 @@ final class JournalReader {
         List<EventRecord> rows;
         try {
             rows = database.query(topicKeys, fromMillis, toMillis, afterId, limit);
+        } catch (HubUnavailableException e) {
+            throw e;
         } catch (RuntimeException e) {
             throw new HubUnavailableException("the event store cannot be read now (" + EventDatabase.describe(e)
                     + ")");

@@ -27,7 +27,7 @@ class H2CompactionTest {
             List<String> settings = new ArrayList<>(List.of("store.mode", "sync"));
             store.forEach((key, value) -> settings.addAll(List.of(key, value)));
             try (TestServer server = TestServer.start(settings.toArray(String[]::new));
-                 Connection h2 = DriverManager.getConnection(store.get("store.url"), "sa", "")) {
+                 Connection h2 = DriverManager.getConnection(EmbeddedH2.interruptProof(store.get("store.url")), "sa", "")) {
                 for (int i = 0; i < 600; i++) {
                     // sync mode: each publish waits for its own commit
                     assertEquals(200, server.post("/eventhandler/publish",

@@ -102,6 +102,25 @@ class JournalWriterTest {
     }
 
     @Test
+    void inSyncModeAPublishIsAnsweredAndDeliveredOnlyOnceItsCommitIsForcedToDisk() throws Exception {
+        start(StoreMode.SYNC, 100);
+        List<Long> forcedWhenDelivered = new CopyOnWriteArrayList<>();
+        List<Long> forcedWhenAnswered = new CopyOnWriteArrayList<>();
+        for (long id = 1; id <= 50; id++) {
+            writer.append(id, events(1), () -> forcedWhenDelivered.add(database.forcedUpTo()))
+                    .thenRun(() -> forcedWhenAnswered.add(database.forcedUpTo()));
+        }
+        assertTrue(writer.drain(WAIT));
+        Await.until("every publish answered", WAIT, () -> forcedWhenAnswered.size() == 50);
+        assertEquals(50, forcedWhenDelivered.size());
+        for (int i = 0; i < 50; i++) {
+            assertTrue(forcedWhenDelivered.get(i) >= i + 1, "event " + (i + 1) + " delivered before it was forced");
+        }
+        assertTrue(forcedWhenAnswered.stream().allMatch(forced -> forced > 0));
+        assertEquals(50, database.forcedUpTo());
+    }
+
+    @Test
     void aFullBufferBehindAWorkingDatabaseRefusesAppendsAndDropsNothing() throws Exception {
         database.hold();
         start(StoreMode.ASYNC, 4);
@@ -269,6 +288,18 @@ class JournalWriterTest {
                 loseNextAnswer = false;
                 throw new IllegalStateException("the connection broke after the commit");
             }
+        }
+
+        /** What the last force found committed; a sync-mode publish may be answered only up to it. */
+        private volatile long forcedUpTo;
+
+        @Override
+        public void force() {
+            forcedUpTo = lastWrittenId();
+        }
+
+        long forcedUpTo() {
+            return forcedUpTo;
         }
 
         @Override

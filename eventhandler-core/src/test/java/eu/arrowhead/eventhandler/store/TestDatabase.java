@@ -27,8 +27,9 @@ interface TestDatabase extends AutoCloseable {
      */
     default AutoCloseable holdWrites() throws SQLException {
         Map<String, String> settings = settings();
-        Connection connection = DriverManager.getConnection(settings.get("store.url"), settings.get("store.user"),
-                settings.get("store.password"));
+        // The same name as the server's, so that an embedded H2 database is shared in this JVM, not opened twice.
+        Connection connection = DriverManager.getConnection(EmbeddedH2.interruptProof(settings.get("store.url")),
+                settings.get("store.user"), settings.get("store.password"));
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement()) {
             statement.executeQuery("SELECT state_value FROM eh_state WHERE name = 'last_id' FOR UPDATE").close();

@@ -1,0 +1,76 @@
+package eu.arrowhead.eventhandler.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import org.h2.engine.SessionLocal;
+import org.h2.jdbc.JdbcConnection;
+import org.h2.mvstore.MVStore;
+
+/**
+ * What the event store does to an embedded H2 database's file beyond SQL: how it is opened, kept compact, and
+ * forced to disk. Nothing here applies to MySQL/MariaDB or to H2 reached over TCP.
+ */
+final class EmbeddedH2 {
+    private static final String FILE_URL = "jdbc:h2:file:";
+    /** A path that already names one of H2's file systems ({@code nio:}, {@code split:}, ...), not a drive letter. */
+    private static final Pattern FILE_SYSTEM_PREFIX = Pattern.compile("^[A-Za-z][A-Za-z0-9]+:.*");
+
+    private EmbeddedH2() {
+    }
+
+    /**
+     * The URL with H2's file opened through {@code async:}, an {@link java.nio.channels.AsynchronousFileChannel}.
+     * H2's default file channel is an interruptible one: an interrupt that reaches any thread while it is inside
+     * H2's file I/O (a stop, a cancelled task, a library we do not own) closes the channel for every thread, and
+     * the database stays broken until it is reopened; commits in flight were lost that way. An asynchronous
+     * channel is not closed by an interrupt, and H2 finishes the read or write it waits for. Measured with 5 000
+     * commits of 10 small rows (warm, this machine): 61.5 us per commit through {@code async:} against 63.2 us
+     * through the default, the same within noise.
+     *
+     * <p>Only a {@code jdbc:h2:file:} URL whose path names no file system of its own is changed; the database
+     * file is the same either way.
+     */
+    static String interruptProof(String url) {
+        if (!url.startsWith(FILE_URL)) {
+            return url;
+        }
+        String path = url.substring(FILE_URL.length());
+        if (FILE_SYSTEM_PREFIX.matcher(path).matches()) {
+            return url;
+        }
+        return FILE_URL + "async:" + path;
+    }
+
+    /**
+     * Rewrites H2's store file so that it keeps few chunks. With {@code WRITE_DELAY 0} every commit writes a chunk
+     * of its own, and H2 keeps an object per chunk on the heap (about 250 bytes with its map entry and bit set)
+     * until housekeeping rewrites it, which its background thread did and no longer does: without this, a server
+     * that commits 100 times a second gains some 90 MB of heap a day (the hour-long soak, docs/reliability.md).
+     * Measured with a loop of 30 000 small commits: 30 009 chunks without it, about 400 with it every 1 000 commits.
+     */
+    static void compact(Connection connection, int maxMillis) throws SQLException {
+        store(connection).ifPresent(store -> store.compactFile(maxMillis));
+    }
+
+    /**
+     * Forces what H2 has written to the file onto stable storage. H2 writes a commit's chunk to the file at the
+     * commit ({@code WRITE_DELAY 0}) but never forces it: the operating system may hold it in its page cache for
+     * half a minute, which a crash of the process survives and a power cut does not.
+     */
+    static void force(Connection connection) throws SQLException {
+        store(connection).ifPresent(MVStore::sync);
+    }
+
+    private static Optional<MVStore> store(Connection connection) throws SQLException {
+        if (!connection.isWrapperFor(JdbcConnection.class)) {
+            return Optional.empty();
+        }
+        JdbcConnection h2 = connection.unwrap(JdbcConnection.class);
+        if (!(h2.getSession() instanceof SessionLocal local)) {
+            return Optional.empty();
+        }
+        return Optional.of(local.getDatabase().getStore().getMvStore());
+    }
+}

@@ -1,0 +1,72 @@
+package eu.arrowhead.eventhandler.store;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import org.apache.hc.client5.http.classic.methods.HttpGet;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
+import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+import org.apache.hc.client5.http.impl.classic.HttpClients;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.EntityUtils;
+import org.apache.hc.core5.http.io.entity.StringEntity;
+
+/** Publishes and reads for the event log's process tests, over plain HTTP. */
+final class EventLoad {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int BATCH = 1_000;
+
+    private EventLoad() {
+    }
+
+    /** Fills the log with {@code count} small events of one type, a thousand to a request; waits for each answer. */
+    static void seed(URI base, String type, int count) throws IOException {
+        try (CloseableHttpClient client = HttpClients.createDefault()) {
+            for (int sent = 0; sent < count; sent += BATCH) {
+                StringBuilder body = new StringBuilder("[");
+                for (int i = 0; i < Math.min(BATCH, count - sent); i++) {
+                    body.append(i == 0 ? "" : ",").append("{\"eventType\":\"").append(type)
+                            .append("\",\"payload\":\"seed ").append(sent + i).append("\"}");
+                }
+                HttpPost post = new HttpPost(base.resolve("/eventhandler/publish/batch"));
+                post.setEntity(new StringEntity(body.append(']').toString(), ContentType.APPLICATION_JSON));
+                int status = client.execute(post, response -> {
+                    EntityUtils.consume(response.getEntity());
+                    return response.getCode();
+                });
+                if (status == 503) {
+                    sent -= BATCH;
+                    continue;
+                }
+                if (status != 200) {
+                    throw new AssertionError("seeding the log: publish/batch answered " + status);
+                }
+            }
+        }
+    }
+
+    /** Publishes one event and returns its id; fails unless the answer is 200. */
+    static long publish(URI base, String type, String payload) throws IOException {
+        try (CloseableHttpClient client = HttpClients.custom().disableAutomaticRetries().build()) {
+            HttpPost post = new HttpPost(base.resolve("/eventhandler/publish"));
+            post.setEntity(new StringEntity("{\"eventType\":\"" + type + "\",\"payload\":\"" + payload + "\"}",
+                    ContentType.APPLICATION_JSON));
+            String[] answer = client.execute(post, response -> new String[] {
+                    Integer.toString(response.getCode()), EntityUtils.toString(response.getEntity())});
+            if (!answer[0].equals("200")) {
+                throw new AssertionError("publish answered " + answer[0] + ": " + answer[1]);
+            }
+            return JSON.readTree(answer[1]).get("id").asLong();
+        }
+    }
+
+    /** A GET whose body is read and dropped; its status. */
+    static int query(URI base, String pathAndQuery) throws IOException {
+        try (CloseableHttpClient client = HttpClients.custom().disableAutomaticRetries().build()) {
+            return client.execute(new HttpGet(base.resolve(pathAndQuery)), response -> {
+                EntityUtils.consume(response.getEntity());
+                return response.getCode();
+            });
+        }
+    }
+}
