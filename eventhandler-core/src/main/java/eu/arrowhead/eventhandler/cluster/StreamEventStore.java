@@ -72,8 +72,8 @@ final class StreamEventStore implements EventStore {
     }
 
     @Override
-    public List<LoggedEvent> query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit) {
-        return reader.query(topicKeys, fromMillis, toMillis, afterId, limit);
+    public QueryPage query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit) {
+        return QueryPage.ofLimit(reader.query(topicKeys, fromMillis, toMillis, afterId, limit), limit);
     }
 
     @Override

@@ -39,9 +39,18 @@ public final class DatabaseEventStore implements EventStore {
         this.missing = missing;
         this.writer = new JournalWriter(database, config.storeMode(), config.storeBatchEvents(),
                 new WriteBuffer(config.storeBufferEvents(), config.storeBufferBytes()), lastIdAtStart, missing);
-        this.reader = new JournalReader(database, writer);
+        this.reader = new JournalReader(database, writer, maxPageBytes(config));
         this.retention = new RetentionTask(database, missing, config.storeRetentionAge(),
                 config.storeRetentionEvents(), config.storeRetentionCheck());
+    }
+
+    /**
+     * About the most event JSON one read of the log holds: a sixty-fourth of the heap (1 MiB at {@code -Xmx64m};
+     * at most {@code store.pool-size - 1} reads run at once), and at most half a subscriber's queue, so that a
+     * replayed page never overflows the queue it goes to.
+     */
+    private static long maxPageBytes(EventHandlerConfig config) {
+        return Math.min(config.heap().maxHeapBytes() / 64, config.subscriberLimits().queueMaxBytes() / 2);
     }
 
     /**
@@ -121,7 +130,7 @@ public final class DatabaseEventStore implements EventStore {
     }
 
     @Override
-    public List<LoggedEvent> query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit) {
+    public QueryPage query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit) {
         return reader.query(topicKeys, fromMillis, toMillis, afterId, limit);
     }
 

@@ -28,7 +28,6 @@ import org.hibernate.boot.MetadataSources;
 import org.hibernate.boot.registry.StandardServiceRegistry;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
 import org.hibernate.cfg.AvailableSettings;
-import org.hibernate.query.SelectionQuery;
 
 /**
  * The log's tables, through Hibernate ORM over a HikariCP pool: every statement the store runs, each in its
@@ -89,10 +88,10 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     static EventDatabase open(EventHandlerConfig config) throws SQLException {
         boolean h2 = config.storeUrl().startsWith("jdbc:h2:");
         int readers = config.storePoolSize() - 1;
-        HikariDataSource readerPool = pool(config, "eh-store-readers", readers);
+        HikariDataSource readerPool = pool(config, "eh-store-readers", readers, true);
         HikariDataSource writerPool;
         try {
-            writerPool = pool(config, "eh-store-writer", 1);
+            writerPool = pool(config, "eh-store-writer", 1, false);
         } catch (SQLException e) {
             readerPool.close();
             throw e;
@@ -120,7 +119,8 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         }
     }
 
-    private static HikariDataSource pool(EventHandlerConfig config, String name, int size) throws SQLException {
+    private static HikariDataSource pool(EventHandlerConfig config, String name, int size, boolean reads)
+            throws SQLException {
         HikariConfig pool = new HikariConfig();
         pool.setPoolName(name);
         pool.setJdbcUrl(EmbeddedH2.interruptProof(config.storeUrl()));
@@ -132,6 +132,12 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         pool.setConnectionTimeout(config.storeTimeout().toMillis());
         pool.setValidationTimeout(Math.min(config.storeTimeout().toMillis(), 5_000));
         if (!config.storeUrl().startsWith("jdbc:h2:")) {
+            if (reads) {
+                // The readers' statements honour their fetch size through a server-side cursor, so that a page
+                // of large events is never held whole by the driver (EventPages); the writer's batches stay
+                // client-side, rewritten into multi-row INSERTs.
+                pool.addDataSourceProperty("useCursorFetch", "true");
+            }
             pool.addDataSourceProperty("rewriteBatchedStatements", "true");
             pool.addDataSourceProperty("cachePrepStmts", "true");
             pool.addDataSourceProperty("connectTimeout", String.valueOf(config.storeTimeout().toMillis()));
@@ -155,6 +161,9 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         settings.put(AvailableSettings.CONNECTION_PROVIDER_DISABLES_AUTOCOMMIT, true);
         settings.put(AvailableSettings.XML_MAPPING_ENABLED, false);
         settings.put(AvailableSettings.USE_SECOND_LEVEL_CACHE, false);
+        // A page reads rows by id lists of any length up to EventPages' chunk: padded to powers of two, they
+        // make a handful of distinct statements for the databases to parse and cache, not one per length.
+        settings.put(AvailableSettings.IN_CLAUSE_PARAMETER_PADDING, true);
         StandardServiceRegistry registry = new StandardServiceRegistryBuilder().applySettings(settings).build();
         try {
             return new MetadataSources(registry)
@@ -313,49 +322,21 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                 .setParameter("upTo", upToId).executeUpdate();
     }
 
-    /** Events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first. */
-    List<EventRecord> read(long afterId, long upToId, Collection<String> topicKeys, int maxEvents) {
-        return clientRead(session -> session.createSelectionQuery(
-                        "from EventRecord e where e.id > :after and e.id <= :upTo and e.topicKey in (:topics)"
-                                + " order by e.id", EventRecord.class)
-                .setParameter("after", afterId).setParameter("upTo", upToId)
-                .setParameterList("topics", topicKeys)
-                .setMaxResults(maxEvents)
-                .getResultList());
+    /** A page of events of the topics with ids in ({@code afterId}, {@code upToId}] ({@link EventPages#replay}). */
+    EventPages.Page read(long afterId, long upToId, Collection<String> topicKeys, int maxEvents, long maxBytes) {
+        return clientRead(session -> EventPages.replay(session, afterId, upToId, topicKeys, maxEvents, maxBytes));
     }
 
     /**
-     * A page of the log for {@code mgmt/events}.
+     * A page of the log for {@code mgmt/events} ({@link EventPages#query}).
      *
      * @param topicKeys empty for every topic
      * @param fromMillis, toMillis an inclusive range of timeStamps; {@code null} for no bound
      */
-    List<EventRecord> query(Collection<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int maxEvents) {
-        StringBuilder hql = new StringBuilder("from EventRecord e where e.id > :after");
-        if (!topicKeys.isEmpty()) {
-            hql.append(" and e.topicKey in (:topics)");
-        }
-        if (fromMillis != null) {
-            hql.append(" and e.timeStampMillis >= :from");
-        }
-        if (toMillis != null) {
-            hql.append(" and e.timeStampMillis <= :to");
-        }
-        hql.append(" order by e.id");
-        return clientRead(session -> {
-            SelectionQuery<EventRecord> query = session.createSelectionQuery(hql.toString(), EventRecord.class)
-                    .setParameter("after", afterId).setMaxResults(maxEvents);
-            if (!topicKeys.isEmpty()) {
-                query.setParameterList("topics", topicKeys);
-            }
-            if (fromMillis != null) {
-                query.setParameter("from", fromMillis);
-            }
-            if (toMillis != null) {
-                query.setParameter("to", toMillis);
-            }
-            return query.getResultList();
-        });
+    EventPages.Page query(Collection<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int maxEvents,
+                          long maxBytes) {
+        return clientRead(session -> EventPages.query(session, topicKeys, fromMillis, toMillis, afterId, maxEvents,
+                maxBytes));
     }
 
     /** The id of the newest event with a timeStamp before {@code cutoffMillis}, or 0. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -28,7 +29,7 @@ public interface EventStore extends EventJournal, SubscriptionStore {
      * @param limit      at most this many events
      * @throws eu.arrowhead.eventhandler.topic.HubUnavailableException if the log cannot be read now
      */
-    List<LoggedEvent> query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit);
+    QueryPage query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit);
 
     /** The store's state, for the health endpoint and the metrics. */
     Status status();
@@ -57,6 +58,22 @@ public interface EventStore extends EventJournal, SubscriptionStore {
      * @param json its JSON exactly as delivered ({@link eu.arrowhead.eventhandler.topic.EventEncoding#withId})
      */
     record LoggedEvent(long id, String json) {
+    }
+
+    /**
+     * A page of {@code mgmt/events}.
+     *
+     * @param events      the events, oldest first
+     * @param nextAfterId where the next page starts, if there may be one: a page can end before its limit (its
+     *                    bytes, or the events a time range let it examine) and still have more after it
+     */
+    record QueryPage(List<LoggedEvent> events, OptionalLong nextAfterId) {
+
+        /** A page that has more after it exactly when it is full. */
+        public static QueryPage ofLimit(List<LoggedEvent> events, int limit) {
+            return new QueryPage(events, events.size() == limit ? OptionalLong.of(events.get(limit - 1).id())
+                    : OptionalLong.empty());
+        }
     }
 
     /**

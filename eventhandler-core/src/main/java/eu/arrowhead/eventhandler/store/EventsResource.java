@@ -66,19 +66,18 @@ public final class EventsResource {
         if (store == null) {
             throw new RequestException(404, ExceptionType.DATA_NOT_FOUND, "there is no event log: store.mode is off");
         }
-        return page(store.query(topicKeys, from, to, afterId, limit), limit);
+        return page(store.query(topicKeys, from, to, afterId, limit));
     }
 
     /** The answer's JSON: the events as the log holds them, each already the JSON it was delivered as. */
-    private static byte[] page(List<EventStore.LoggedEvent> events, int limit) {
+    private static byte[] page(EventStore.QueryPage page) {
+        List<EventStore.LoggedEvent> events = page.events();
         StringBuilder out = new StringBuilder(64 + events.size() * 128).append("{\"data\":[");
         for (int i = 0; i < events.size(); i++) {
             out.append(i == 0 ? "" : ",").append(events.get(i).json());
         }
         out.append("],\"count\":").append(events.size());
-        if (events.size() == limit) {
-            out.append(",\"nextAfterId\":").append(events.get(events.size() - 1).id());
-        }
+        page.nextAfterId().ifPresent(next -> out.append(",\"nextAfterId\":").append(next));
         return out.append('}').toString().getBytes(StandardCharsets.UTF_8);
     }
 

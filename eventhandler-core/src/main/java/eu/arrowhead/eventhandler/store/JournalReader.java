@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -21,10 +22,16 @@ import java.util.Set;
 final class JournalReader {
     private final EventDatabase database;
     private final JournalWriter writer;
+    private final long maxPageBytes;
 
-    JournalReader(EventDatabase database, JournalWriter writer) {
+    /**
+     * @param maxPageBytes about the most event JSON one page holds (a page has at least one event whatever its
+     *                     size): what one read may add to the heap, bounded however large a page's count
+     */
+    JournalReader(EventDatabase database, JournalWriter writer, long maxPageBytes) {
         this.database = database;
         this.writer = writer;
+        this.maxPageBytes = maxPageBytes;
     }
 
     /**
@@ -35,10 +42,10 @@ final class JournalReader {
         JournalWriter.Unwritten unwritten = writer.unwritten(afterId, upToId, topicKeys);
         List<ReplayGap> gaps = unwritten.gaps();
         long committed = unwritten.committedUpTo();
-        List<EventRecord> rows = List.of();
+        EventPages.Page page = new EventPages.Page(List.of(), afterId, false);
         if (afterId < Math.min(upToId, committed)) {
             try {
-                rows = database.read(afterId, Math.min(upToId, committed), topicKeys, maxEvents);
+                page = database.read(afterId, Math.min(upToId, committed), topicKeys, maxEvents, maxPageBytes);
             } catch (HubUnavailableException e) {
                 throw e;
             } catch (RuntimeException e) {
@@ -49,14 +56,20 @@ final class JournalReader {
         boolean metaFilter = !filter.metaData().isEmpty();
         List<PublishedEvent> events = new ArrayList<>();
         long lastRead = afterId;
-        for (EventRecord row : rows) {
+        for (EventRecord row : page.rows()) {
             PublishedEvent event = PublishedEvent.logged(row.id(), incoming(row, metaFilter));
             if (filter.matches(event)) {
                 events.add(event);
             }
             lastRead = row.id();
         }
-        int room = maxEvents - rows.size();
+        // The database may hold more of the range than the page took (by count or by bytes): the buffered
+        // events come after those, on a later page. A full page that reached upToId left nothing behind: the
+        // stream goes on live rather than making the client reconnect for nothing.
+        if (page.more() && lastRead < upToId) {
+            return partPage(events, gaps, lastRead);
+        }
+        int room = maxEvents - page.rows().size();
         for (PublishedEvent event : unwritten.buffered()) {
             if (event.id() <= lastRead) {
                 continue;
@@ -69,11 +82,7 @@ final class JournalReader {
             }
             lastRead = event.id();
         }
-        // A full page that reached upToId left nothing behind: the stream goes on live rather than making the
-        // client reconnect for nothing. (Whether it did used to depend on how much of the page the writer had
-        // committed, which made one resume end and the same resume a moment later go on.)
-        return rows.size() == maxEvents && lastRead < upToId ? partPage(events, gaps, lastRead)
-                : new LogPage(events, gaps, true, upToId);
+        return new LogPage(events, gaps, true, upToId);
     }
 
     /** A page that ends at {@code lastRead}: the holes after it belong to the next page. */
@@ -97,17 +106,18 @@ final class JournalReader {
     }
 
     /** See {@link EventStore#query}. */
-    List<EventStore.LoggedEvent> query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId,
-                                       int limit) {
-        List<EventRecord> rows;
+    EventStore.QueryPage query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit) {
+        EventPages.Page page;
         try {
-            rows = database.query(topicKeys, fromMillis, toMillis, afterId, limit);
+            page = database.query(topicKeys, fromMillis, toMillis, afterId, limit, maxPageBytes);
         } catch (HubUnavailableException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new HubUnavailableException("the event store cannot be read now (" + EventDatabase.describe(e)
                     + ")");
         }
-        return rows.stream().map(row -> new EventStore.LoggedEvent(row.id(), row.json())).toList();
+        List<EventStore.LoggedEvent> events = page.rows().stream()
+                .map(row -> new EventStore.LoggedEvent(row.id(), row.json())).toList();
+        return new EventStore.QueryPage(events, page.more() ? OptionalLong.of(page.lastScanned()) : OptionalLong.empty());
     }
 }

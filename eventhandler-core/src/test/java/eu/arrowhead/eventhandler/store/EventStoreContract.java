@@ -228,6 +228,69 @@ abstract class EventStoreContract {
     }
 
     /**
+     * Several types, resumed from the store page by page: each type's index is walked on its own and the pages
+     * merge them, so the events come in id order across the types, each once.
+     */
+    @Test
+    void aResumeOfSeveralTypesFromTheStoreComesInIdOrder() throws Exception {
+        try (TestServer server = start("replay.window-events", "1", "store.replay-page-events", "7")) {
+            List<String> wanted = new ArrayList<>();
+            for (int i = 1; i <= 60; i++) {
+                String type = List.of("north", "south", "east").get(i % 3 == 0 ? 2 : i % 5 == 0 ? 1 : 0);
+                long id = server.publish(type, "e" + i);
+                if (!type.equals("east")) {
+                    wanted.add(Long.toString(id));
+                }
+            }
+            List<String> received = new ArrayList<>();
+            String resumeFrom = "0";
+            while (received.size() < wanted.size()) {
+                try (SseStream stream = server.subscribe("?eventType=north&eventType=south", "Last-Event-ID",
+                        resumeFrom)) {
+                    while (received.size() < wanted.size()) {
+                        Frame frame = stream.nextEvent(WAIT);
+                        if (!PageEnd.EVENT_TYPE.equals(frame.event())) {
+                            received.add(frame.id());
+                        }
+                    }
+                } catch (SseStream.StreamEndedException pageEnded) {
+                    // the next page, from where this one ended
+                }
+                resumeFrom = received.isEmpty() ? "0" : received.get(received.size() - 1);
+            }
+            assertEquals(wanted, received);
+        }
+    }
+
+    /**
+     * A time range is not in the index a page walks: a page examines a bounded number of events and may come back
+     * short, even empty, with a nextAfterId to go on from, so that a range far from most of the log costs no page
+     * more than any other.
+     */
+    @Test
+    void aTimeRangeIsPagedAtABoundedCostAndFollowingThePagesFindsItAll() throws Exception {
+        try (TestServer server = start()) {
+            Instant early = Instant.now().minusSeconds(100);
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                String timeStamp = i == 0 || i >= 35 ? ",\"timeStamp\":\"" + early + "\"" : "";
+                ids.add(publish(server, "{\"eventType\":\"ranged\",\"payload\":\"e" + i + "\"" + timeStamp + "}"));
+            }
+            Await.until("40 events in the log", WAIT, () -> logged(server, "").size() == 40);
+            String range = "/eventhandler/mgmt/events?from=" + early.minusSeconds(1) + "&to=" + early.plusSeconds(1);
+            JsonNode first = JSON.readTree(server.get(range + "&limit=1").body());
+            assertEquals(ids.get(0), first.get("data").get(0).get("id").asLong());
+            JsonNode empty = JSON.readTree(server.get(range + "&limit=1&afterId=" + first.get("nextAfterId").asLong())
+                    .body());
+            assertEquals(0, empty.get("count").asInt(), "a page examines at most 10 x its limit");
+            assertEquals(ids.get(10), empty.get("nextAfterId").asLong());
+            String query = range.substring("/eventhandler/mgmt/events".length());
+            assertEquals(6, logged(server, query + "&limit=1").size(), "following nextAfterId finds every one");
+            assertEquals(6, logged(server, query).size());
+        }
+    }
+
+    /**
      * A page's last events may all be filtered out: its closing notice still moves the client's resume point
      * past them (also for clients that take an id only from a frame with data), or it would be sent the same
      * page again and again.
