@@ -25,7 +25,8 @@ final class LogTables {
         login.setProperty("connectTimeout", CONNECT_TIMEOUT_MILLIS);
         try (Connection connection = DriverManager.getConnection(url, login);
              Statement statement = connection.createStatement()) {
-            statement.execute("DROP TABLE IF EXISTS eh_event, eh_state, eh_push_subscription, eh_schema_version");
+            statement.execute("DROP TABLE IF EXISTS eh_event, eh_state, eh_push_subscription, eh_missing_range,"
+                    + " eh_schema_version");
         }
     }
 }

@@ -3,6 +3,8 @@ package eu.arrowhead.eventhandler.store;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -24,6 +26,7 @@ public final class DatabaseEventStore implements EventStore {
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseEventStore.class);
 
     private final EventDatabase database;
+    private final IdMark ids;
     private final JournalWriter writer;
     private final JournalReader reader;
     private final RetentionTask retention;
@@ -31,13 +34,14 @@ public final class DatabaseEventStore implements EventStore {
     private final long lastIdAtStart;
     private final MissingRanges missing;
 
-    private DatabaseEventStore(EventDatabase database, EventHandlerConfig config, long lastIdAtStart,
+    private DatabaseEventStore(EventDatabase database, IdMark ids, EventHandlerConfig config, long lastIdAtStart,
                                MissingRanges missing) {
         this.database = database;
+        this.ids = ids;
         this.durable = config.storeMode() == EventHandlerConfig.StoreMode.SYNC;
         this.lastIdAtStart = lastIdAtStart;
         this.missing = missing;
-        this.writer = new JournalWriter(database, config.storeMode(), config.storeBatchEvents(),
+        this.writer = new JournalWriter(database, ids, config.storeMode(), config.storeBatchEvents(),
                 new WriteBuffer(config.storeBufferEvents(), config.storeBufferBytes()), lastIdAtStart, missing);
         this.reader = new JournalReader(database, writer, maxPageBytes(config));
         this.retention = new RetentionTask(database, missing, config.storeRetentionAge(),
@@ -54,43 +58,77 @@ public final class DatabaseEventStore implements EventStore {
     }
 
     /**
-     * Opens the store: connects, migrates the schema, and finds where the sequence goes on.
+     * Opens the store: connects, migrates the schema, finds where the sequence goes on, and reserves the first
+     * block of ids on disk ({@link IdMark}) before any is given.
      *
-     * <p>After a crash the sequence goes on as many ids after the last commit as the crashed run could have
-     * given out unwritten (its lag bound: {@code store.buffer-events} in async mode, 0 in sync mode, where
-     * events are delivered only once committed), so that no id is given to two events; those ids are recorded
-     * as a missing range, so that every resume across them gets a replay-gap notice.
-     *
-     * @throws SQLException if the database cannot be reached or migrated: the server does not start
-     *                      without its log, since it could not continue the sequence
+     * @throws SQLException if the database cannot be reached or migrated, or the id mark cannot be read or
+     *                      written: the server does not start without its log, since it could not continue the
+     *                      sequence
      */
     public static DatabaseEventStore open(EventHandlerConfig config) throws SQLException {
+        Path markFile = IdMark.fileOf(config);
+        OptionalLong mark;
+        try {
+            mark = IdMark.read(markFile);
+        } catch (IOException e) {
+            throw new SQLException(e.getMessage(), e);
+        }
         EventDatabase database = EventDatabase.open(config);
         try {
             EventDatabase.State state = database.state();
             MissingRanges missing = new MissingRanges(state.deletedUpTo(), state.missing());
-            long start = state.lastId();
-            if (state.cleanStop() != state.lastId() && state.lagBound() > 0) {
-                missing.add(start + 1, start + state.lagBound());
-                LOG.warn("the previous run did not stop cleanly: events it accepted after id {} are not in the"
-                        + " log; ids continue after {} so that none is given twice, and resumes across {}-{}"
-                        + " are told", start, start + state.lagBound(), start + 1, start + state.lagBound());
-                start += state.lagBound();
-            }
+            long start = continuation(state, mark, missing);
             long lagBound = config.storeMode() == EventHandlerConfig.StoreMode.SYNC ? 0 : config.storeBufferEvents();
             List<MissingRanges.Range> hole = missing.unsaved();
             database.setState(Map.of(StateRecord.LAST_ID, start, StateRecord.CLEAN_STOP, -1L,
                     StateRecord.LAG_BOUND, lagBound), hole);
             missing.saved(hole);
-            DatabaseEventStore store = new DatabaseEventStore(database, config, start, missing);
+            IdMark ids = IdMark.reserveAbove(markFile, start, Math.max(IdMark.MIN_BLOCK, config.storeBufferEvents()));
+            DatabaseEventStore store = new DatabaseEventStore(database, ids, config, start, missing);
             store.writer.start();
             LOG.info("event store open ({} mode, {}): the sequence continues after {}",
                     config.storeMode().name().toLowerCase(), config.storeUrl(), start);
             return store;
+        } catch (IOException e) {
+            database.close();
+            throw new SQLException("the id mark cannot be recorded in " + markFile.toAbsolutePath() + ": "
+                    + e.getMessage(), e);
         } catch (RuntimeException e) {
             database.close();
             throw new SQLException("the event store cannot be read: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Where the sequence goes on, above every id the previous runs may have given: the log's last id, plus what
+     * an unclean stop may have left unwritten (its lag bound: {@code store.buffer-events} in async mode, 0 in sync
+     * mode, where events are delivered only once forced to disk), and at least the id mark, which nothing the
+     * database loses can take back. The ids skipped are recorded as missing, so that every resume across them is
+     * told, except after an unclean stop in sync mode: none of them was acknowledged or delivered then.
+     */
+    private static long continuation(EventDatabase.State state, OptionalLong mark, MissingRanges missing) {
+        long lastId = state.lastId();
+        boolean clean = state.cleanStop() == lastId;
+        long start = clean ? lastId : lastId + state.lagBound();
+        long marked = mark.orElse(0);
+        if (clean && marked > lastId) {
+            LOG.warn("the event log ends at id {} but ids up to {} were given out (the database was restored from an"
+                    + " older copy, emptied, or lost its newest writes): ids continue after {}, and resumes across"
+                    + " {}-{} are told", lastId, marked, marked, lastId + 1, marked);
+            missing.add(lastId + 1, marked);
+            return marked;
+        }
+        start = Math.max(start, marked);
+        if (start > lastId && state.lagBound() > 0) {
+            LOG.warn("the previous run did not stop cleanly: events it accepted after id {} are not in the log; ids"
+                    + " continue after {} so that none is given twice, and resumes across {}-{} are told", lastId,
+                    start, lastId + 1, start);
+            missing.add(lastId + 1, start);
+        } else if (start > lastId) {
+            LOG.info("the previous run did not stop cleanly; ids continue after {}, above every id it reserved (in"
+                    + " sync mode it acknowledged nothing after {})", start, lastId);
+        }
+        return start;
     }
 
     @Override
@@ -171,6 +209,8 @@ public final class DatabaseEventStore implements EventStore {
             OptionalLong written = writer.stop();
             if (written.isPresent()) {
                 long lastId = written.getAsLong();
+                // The mark first: should the stop end between the two, the next start takes it for an unclean one.
+                ids.lowerTo(lastId);
                 // With the ranges dropped since the last commit (the last publish of an outage may have been).
                 database.setState(Map.of(StateRecord.LAST_ID, lastId, StateRecord.CLEAN_STOP, lastId),
                         missing.unsaved());
@@ -181,6 +221,9 @@ public final class DatabaseEventStore implements EventStore {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            LOG.warn("could not lower the id mark at the stop ({}); the next start skips the ids reserved",
+                    e.getMessage());
         } catch (RuntimeException e) {
             LOG.warn("could not record the clean stop in the event store: {}", EventDatabase.describe(e));
         } finally {

@@ -28,13 +28,18 @@ final class H2Database implements TestDatabase {
     public Map<String, String> settings() {
         // A lock wait as long as MySQL's, rather than H2's 1 s, for holdWrites.
         return Map.of("store.url", "jdbc:h2:file:" + directory.resolve("log") + ";LOCK_TIMEOUT=60000", "store.user",
-                "sa", "store.password", "");
+                "sa", "store.password", "", "store.id-mark-file", idMarkFile());
     }
 
     @Override
     public Map<String, String> settingsVia(int port) {
         return Map.of("store.url", "jdbc:h2:tcp://127.0.0.1:" + port + "/log;DB_CLOSE_DELAY=-1", "store.user", "sa",
-                "store.password", "");
+                "store.password", "", "store.id-mark-file", idMarkFile());
+    }
+
+    /** The log's id mark, the same whether the file is opened directly or through the TCP server. */
+    private String idMarkFile() {
+        return directory.resolve("log.ids").toString();
     }
 
     @Override

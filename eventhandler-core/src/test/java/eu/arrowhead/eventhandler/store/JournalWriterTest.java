@@ -13,6 +13,9 @@ import eu.arrowhead.eventhandler.topic.EventEncoding;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +33,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The writer's states without HTTP or a database: up, behind a working database (buffer full), down (async:
@@ -53,10 +57,45 @@ class JournalWriterTest {
         }
     }
 
-    private JournalWriter start(StoreMode mode, int bufferEvents) {
-        writer = new JournalWriter(database, mode, 1000, new WriteBuffer(bufferEvents, LARGE), 0, missing);
+    @TempDir
+    Path directory;
+
+    private JournalWriter start(StoreMode mode, int bufferEvents) throws IOException {
+        return start(mode, bufferEvents, IdMark.MIN_BLOCK);
+    }
+
+    private JournalWriter start(StoreMode mode, int bufferEvents, int idBlock) throws IOException {
+        IdMark ids = IdMark.reserveAbove(directory.resolve("eventhandler.ids"), 0, idBlock);
+        writer = new JournalWriter(database, ids, mode, 1000, new WriteBuffer(bufferEvents, LARGE), 0, missing);
         writer.start();
         return writer;
+    }
+
+    /**
+     * Ids are given only once the id mark on disk covers them: the writer reserves the next block when half of the
+     * last is used, and an append past the reservation is refused (503) until it is recorded.
+     */
+    @Test
+    void noIdIsGivenBeforeTheIdMarkOnDiskCoversIt() throws Exception {
+        start(StoreMode.ASYNC, 1000, 10);
+        Path file = directory.resolve("eventhandler.ids");
+        int refused = 0;
+        for (long id = 1; id <= 100; ) {
+            try {
+                writer.append(id, events(1), null);
+            } catch (HubUnavailableException e) {
+                refused++;
+                long waitingFor = id;
+                Await.until("the next block of ids", WAIT, () -> mark(file) >= waitingFor);
+                continue;
+            }
+            assertTrue(mark(file) >= id, "id " + id + " given before the mark covered it");
+            id++;
+        }
+        assertTrue(writer.drain(WAIT));
+        assertTrue(mark(file) >= 100);
+        assertTrue(mark(file) <= 110, "the mark stays within a block of the ids given");
+        assertTrue(refused < 100, "the writer reserved ahead of most appends");
     }
 
     @Test
@@ -215,6 +254,14 @@ class JournalWriterTest {
         assertEquals("UP", status.status());
         assertEquals(3, status.writtenEvents());
         assertEquals(3, status.lastLoggedId());
+    }
+
+    private static long mark(Path file) {
+        try {
+            return IdMark.read(file).orElse(0);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static List<IncomingEvent> events(int count) {

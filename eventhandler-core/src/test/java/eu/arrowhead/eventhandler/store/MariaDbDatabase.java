@@ -1,6 +1,9 @@
 package eu.arrowhead.eventhandler.store;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -21,8 +24,15 @@ final class MariaDbDatabase implements TestDatabase {
     private final String url = System.getenv(URL_VARIABLE);
     private final String user = System.getenv().getOrDefault(USER_VARIABLE, "root");
     private final URI address = URI.create(url.substring("jdbc:".length()));
+    /** A new log needs a new id mark too: the one beside the working directory would say ids were given. */
+    private final String idMarkFile;
 
     MariaDbDatabase() {
+        try {
+            idMarkFile = Files.createTempDirectory("eventhandler-mariadb-").resolve("eventhandler.ids").toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
         try (Connection connection = DriverManager.getConnection(url, user, "");
              Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE IF EXISTS eh_event, eh_state, eh_push_subscription, eh_missing_range,"
@@ -34,13 +44,13 @@ final class MariaDbDatabase implements TestDatabase {
 
     @Override
     public Map<String, String> settings() {
-        return Map.of("store.url", url, "store.user", user, "store.password", "");
+        return Map.of("store.url", url, "store.user", user, "store.password", "", "store.id-mark-file", idMarkFile);
     }
 
     @Override
     public Map<String, String> settingsVia(int port) {
         return Map.of("store.url", "jdbc:mysql://127.0.0.1:" + port + address.getPath(), "store.user", user,
-                "store.password", "");
+                "store.password", "", "store.id-mark-file", idMarkFile);
     }
 
     @Override

@@ -31,7 +31,8 @@ class MariaDbEventStoreTest extends EventStoreContract {
     void eventsAreInsertedManyRowsPerStatement() throws Exception {
         Map<String, String> settings = new MariaDbDatabase().settings();
         try (TestServer server = TestServer.start("store.mode", "async", "store.url", settings.get("store.url"),
-                "store.user", settings.get("store.user"), "store.password", "")) {
+                "store.user", settings.get("store.user"), "store.password", "", "store.id-mark-file",
+                settings.get("store.id-mark-file"))) {
             long insertsBefore = insertStatements(settings);
             StringJoiner batch = new StringJoiner(",", "[", "]");
             for (int i = 0; i < 1000; i++) {
