@@ -63,7 +63,9 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
               store  after a 60 s warm-up, per event store configuration (off; async, sync on H2; async, sync on
                      MariaDB) a server of its own: A's latency with N (2000) events, the rate of 8
                      publishers for --seconds, how long the log then takes to catch up, and whether it
-                     holds every accepted event
+                     holds every accepted event; then the read flood: on async H2 with a log of 1 000 000
+                     events, A's latency and the 8 publishers' rate without and with 8 subscribers resuming
+                     from id 0 again and again
               cpu    the server process's CPU time (utime + stime in /proc/PID/stat: collections, JIT and the
                      event log's writer included) per event and per delivery, beside Mosquitto's and NATS's
                      processes in the same run: A (1 subscriber) and B (6) with N (30000) events, F (200

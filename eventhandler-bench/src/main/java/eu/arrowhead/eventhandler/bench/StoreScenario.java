@@ -24,6 +24,7 @@ import java.util.stream.Stream;
  *   <li>with a store, how long after that phase the log had written everything, and whether it holds every
  *       event that got a 200: one it does not hold fails the run, as a lost event does in A.</li>
  * </ul>
+ * Then, on async H2, the same with and without subscribers reading a large log ({@link ReadFloodRows}).
  */
 final class StoreScenario {
     /** The settings each row makes; the command line may not override them. */
@@ -48,6 +49,7 @@ final class StoreScenario {
     private final int events;
     private final Duration sustain;
     private final List<List<Object>> rows = new ArrayList<>();
+    private List<List<Object>> readFlood = List.of();
     private final List<String> failures = new ArrayList<>();
 
     private StoreScenario(BenchOptions options, int events) {
@@ -68,6 +70,9 @@ final class StoreScenario {
                 measure(mode + " H2", mode, StoreSettings.h2(directory));
             }
         }
+        try (TempDirectory directory = TempDirectory.create(H2_DIRECTORY_PREFIX)) {
+            readFlood = ReadFloodRows.run(config("async", StoreSettings.h2(directory)), events, sustain, failures);
+        }
         String url = options.store().mysqlUrl();
         String user = options.store().mysqlUser();
         for (String mode : MODES) {
@@ -80,7 +85,8 @@ final class StoreScenario {
             }
             measure(mode + " MariaDB", mode, StoreSettings.database(url, user));
         }
-        return new Scenario.Result(List.of(new ResultTable("store", COLUMNS, rows)), failures);
+        return new Scenario.Result(List.of(new ResultTable("store", COLUMNS, rows),
+                new ResultTable("store-read-flood", ReadFloodRows.COLUMNS, readFlood)), failures);
     }
 
     /** The server's configuration: {@code store.mode=mode} on {@code database}, and the command line's. */

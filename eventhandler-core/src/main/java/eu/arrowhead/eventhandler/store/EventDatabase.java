@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import org.hibernate.Transaction;
 import org.hibernate.exception.JDBCConnectionException;
 import org.hibernate.Session;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
 import org.hibernate.boot.MetadataSources;
@@ -41,6 +44,7 @@ import org.hibernate.cfg.AvailableSettings;
  * index.
  */
 final class EventDatabase implements BatchSink, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(EventDatabase.class);
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
 
@@ -110,12 +114,34 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                     execute(writerPool, "SET CACHE_SIZE " + Math.max(1, config.heap().storeCache() >> 10));
                 }
             }
+            if (!h2 && config.storeMode() == EventHandlerConfig.StoreMode.SYNC) {
+                warnUnlessCommitsAreFlushed(writerPool);
+            }
             return new EventDatabase(writerPool, readerPool, sessionFactory(readerPool, h2), readers,
                     config.storeTimeout());
         } catch (SQLException | RuntimeException e) {
             writerPool.close();
             readerPool.close();
             throw e;
+        }
+    }
+
+    /**
+     * In sync mode a 200 promises the event is on disk. MySQL and MariaDB keep that promise in their commit only
+     * with {@code innodb_flush_log_at_trx_commit=1} (their default); 0 or 2 leave up to a second of commits to a
+     * power cut. Said once at start; the server still starts, as a battery-backed controller may make it safe.
+     */
+    private static void warnUnlessCommitsAreFlushed(HikariDataSource pool) {
+        try (Connection connection = pool.getConnection(); Statement statement = connection.createStatement();
+             ResultSet result = statement.executeQuery("SELECT @@innodb_flush_log_at_trx_commit")) {
+            if (result.next() && result.getInt(1) != 1) {
+                LOG.warn("store.mode=sync, but the database has innodb_flush_log_at_trx_commit={}: it does not flush"
+                        + " each commit to disk, so a power cut can lose acknowledged events (up to about a second"
+                        + " of them); set it to 1", result.getInt(1));
+            }
+        } catch (SQLException e) {
+            LOG.warn("store.mode=sync, but the database did not say whether it flushes each commit to disk"
+                    + " (innodb_flush_log_at_trx_commit): {}", e.getMessage());
         }
     }
 

@@ -2,7 +2,6 @@ package eu.arrowhead.eventhandler.store;
 
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +12,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The highest id the server may have given out, kept in a file of its own ({@code store.id-mark-file}) rather than
@@ -22,15 +24,23 @@ import java.util.OptionalLong;
  * ever given twice. A clean stop lowers the mark to the last id, so that a restart skips nothing.
  *
  * <p>Written as a new file forced to disk and renamed over the old one (then the directory forced), so that a
- * crash leaves either mark whole. Only the writer thread and the start and stop use it.
+ * crash leaves either mark whole. Thread-safe: appends ask it under the writer's lock, the writer thread writes it.
  */
 final class IdMark {
     /** The smallest block of ids reserved at once: at 10 000 events/s, two forced writes a second. */
     static final int MIN_BLOCK = 10_000;
 
+    /** After a failed reservation, the next try waits at least this long. */
+    private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final Logger LOG = LoggerFactory.getLogger(IdMark.class);
+
     private final Path file;
     private final long block;
+    /** Guarded by this object, as are the fields below: the highest id on disk. */
     private long reservedUpTo;
+    private boolean wanted;
+    private boolean failing;
+    private long failedNanos;
 
     private IdMark(Path file, long block, long reservedUpTo) {
         this.file = file;
@@ -84,36 +94,81 @@ final class IdMark {
      * @param block ids reserved at a time; the mark is pushed on when fewer than half of them are left
      */
     static IdMark reserveAbove(Path file, long lastId, long block) throws IOException {
-        IdMark mark = new IdMark(file, block, lastId);
-        mark.write(lastId + block);
-        return mark;
+        mark(file, lastId + block);
+        return new IdMark(file, block, lastId + block);
     }
 
-    /** The highest id that may be given now. */
-    long reservedUpTo() {
-        return reservedUpTo;
+    /** Whether {@code lastId} may be given now: the mark on disk covers it. */
+    synchronized boolean covers(long lastId) {
+        return lastId <= reservedUpTo;
     }
 
-    /** Whether fewer than half a block of reserved ids are left after {@code lastGiven}. */
-    boolean runningLow(long lastGiven) {
-        return reservedUpTo - lastGiven < block / 2;
+    /**
+     * Whether the writer should reserve the next block, fewer than half of this one being left after
+     * {@code lastGiven}; asked by every append, true once until the writer has tried. After a failed try, only
+     * a second later, so that a disk that refuses the mark is not asked at every publish.
+     */
+    synchronized boolean wantsBlock(long lastGiven) {
+        if (wanted || reservedUpTo - lastGiven >= block / 2
+                || failing && System.nanoTime() - failedNanos < RETRY_NANOS) {
+            return false;
+        }
+        wanted = true;
+        return true;
     }
 
-    /** Reserves the next block after {@code lastGiven}. */
-    void reserveAfter(long lastGiven) {
+    /** Whether an append asked for the next block and the writer has not yet tried. */
+    synchronized boolean wanted() {
+        return wanted;
+    }
+
+    /**
+     * On the writer thread: reserves the next block after {@code lastGiven} if the last one runs low, forced to
+     * disk outside this object's lock (appends ask {@link #covers} meanwhile and are not held up). A failure is
+     * said once, its end once; until then appends past the reservation are refused.
+     */
+    void reserveIfLow(long lastGiven) {
+        long upTo;
+        synchronized (this) {
+            wanted = false;
+            if (reservedUpTo - lastGiven >= block / 2) {
+                return;
+            }
+            upTo = lastGiven + block;
+        }
         try {
-            write(lastGiven + block);
+            write(upTo);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot record the id mark in " + file.toAbsolutePath() + ": " + e.getMessage(), e);
+            synchronized (this) {
+                if (!failing) {
+                    LOG.warn("cannot record the id mark in {} ({}): publishes past id {} get 503 until it can",
+                            file.toAbsolutePath(), e.getMessage(), reservedUpTo);
+                }
+                failing = true;
+                failedNanos = System.nanoTime();
+            }
+            return;
+        }
+        synchronized (this) {
+            if (failing) {
+                LOG.info("the id mark is recorded again (ids up to {})", upTo);
+            }
+            failing = false;
+            reservedUpTo = upTo;
         }
     }
 
     /** At a clean stop: no id above {@code lastId} was given. */
-    void lowerTo(long lastId) throws IOException {
+    synchronized void lowerTo(long lastId) throws IOException {
         write(lastId);
+        reservedUpTo = lastId;
     }
 
     private void write(long upTo) throws IOException {
+        mark(file, upTo);
+    }
+
+    private static void mark(Path file, long upTo) throws IOException {
         Path directory = file.toAbsolutePath().getParent();
         Files.createDirectories(directory);
         Path next = directory.resolve(file.getFileName() + ".next");
@@ -128,7 +183,6 @@ final class IdMark {
             Files.move(next, file, StandardCopyOption.REPLACE_EXISTING);
         }
         forceDirectory(directory);
-        reservedUpTo = upTo;
     }
 
     /** The rename itself is durable only once the directory is: on Linux a directory can be opened and forced. */

@@ -6,7 +6,6 @@ import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -63,8 +62,6 @@ final class JournalWriter {
      * the last second of commits. An fsync a second costs nothing measurable.
      */
     private static final long ASYNC_FORCE_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** After reserving ids failed, the next try waits at least this long. */
-    private static final long RESERVE_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** Refusals for backpressure come in bursts: the log says so at most this often. */
     private static final long BEHIND_LOG_NANOS = TimeUnit.MINUTES.toNanos(1);
 
@@ -81,13 +78,6 @@ final class JournalWriter {
     private final WriteBuffer buffer;
     private long appendedUpTo;
     private long committedUpTo;
-    /** The highest id {@link #ids} has on disk: no append may go past it. */
-    private long reservedUpTo;
-    /** An append found the reserved ids running low: the writer reserves the next block. */
-    private boolean reserveWanted;
-    /** When reserving last failed; appends ask again only a second later, so a failing disk is not hammered. */
-    private long reserveFailedNanos;
-    private boolean reserveFailing;
     private boolean stopping;
     /** Set by {@link #stop}: the writer gives up on a database that still fails. */
     private boolean closing;
@@ -121,7 +111,6 @@ final class JournalWriter {
                   long lastId, MissingRanges missing) {
         this.sink = sink;
         this.ids = ids;
-        this.reservedUpTo = ids.reservedUpTo();
         this.mode = mode;
         this.durable = mode == EventHandlerConfig.StoreMode.SYNC;
         this.batchEvents = batchEvents;
@@ -146,8 +135,10 @@ final class JournalWriter {
             if (durable && !up) {
                 throw down();
             }
-            if (firstId + count - 1 > reservedUpTo) {
-                wantReservation();
+            if (!ids.covers(firstId + count - 1)) {
+                if (ids.wantsBlock(appendedUpTo)) {
+                    wakeWriter();
+                }
                 throw new HubUnavailableException("the event store has not yet recorded the next block of ids on"
                         + " disk (store.id-mark-file); publish again shortly");
             }
@@ -158,8 +149,8 @@ final class JournalWriter {
                 makeRoom(count, bytes);
             }
             appendedUpTo = firstId + count - 1;
-            if (ids.runningLow(appendedUpTo)) {
-                wantReservation();
+            if (ids.wantsBlock(appendedUpTo)) {
+                wakeWriter();
             }
             CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
             buffer.add(new WriteBuffer.Entry(firstId, events, bytes, afterCommit, committed));
@@ -175,57 +166,22 @@ final class JournalWriter {
         }
     }
 
-    /** Called under the lock: wakes the writer to reserve the next block of ids, unless that just failed. */
-    private void wantReservation() {
-        if (!reserveWanted && (!reserveFailing || System.nanoTime() - reserveFailedNanos > RESERVE_RETRY_NANOS)) {
-            reserveWanted = true;
-            writerIdle = false;
-            work.signal();
-        }
+    /** Called under the lock: the writer reserves the next block of ids ({@link IdMark}) first thing. */
+    private void wakeWriter() {
+        writerIdle = false;
+        work.signal();
     }
 
-    /**
-     * Reserves the next block of ids when appends have used half of the last one: on the writer thread, off the
-     * publishers' path, a forced write of a few bytes. A disk that refuses it is said once; appends past the
-     * reservation are refused meanwhile, since an id given then could be given again after a crash.
-     */
+    /** On the writer thread, off the publishers' path: a forced write of a few bytes when ids run low. */
     private void reserveIds() {
         long lastGiven;
         lock.lock();
         try {
-            reserveWanted = false;
             lastGiven = appendedUpTo;
-            if (!ids.runningLow(lastGiven)) {
-                return;
-            }
         } finally {
             lock.unlock();
         }
-        try {
-            ids.reserveAfter(lastGiven);
-        } catch (UncheckedIOException e) {
-            lock.lock();
-            try {
-                if (!reserveFailing) {
-                    LOG.warn("{}; publishes past id {} get 503 until it can be recorded", e.getMessage(), reservedUpTo);
-                }
-                reserveFailing = true;
-                reserveFailedNanos = System.nanoTime();
-            } finally {
-                lock.unlock();
-            }
-            return;
-        }
-        lock.lock();
-        try {
-            if (reserveFailing) {
-                LOG.info("the id mark is recorded again (ids up to {})", ids.reservedUpTo());
-            }
-            reserveFailing = false;
-            reservedUpTo = ids.reservedUpTo();
-        } finally {
-            lock.unlock();
-        }
+        ids.reserveIfLow(lastGiven);
     }
 
     /**
@@ -305,7 +261,7 @@ final class JournalWriter {
                     if (stopping) {
                         return;
                     }
-                    if (reserveWanted) {
+                    if (ids.wanted()) {
                         break;
                     }
                     if (!up && !probeAnswered) {
