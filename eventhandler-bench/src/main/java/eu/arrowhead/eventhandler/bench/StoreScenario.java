@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  */
 final class StoreScenario {
     /** The settings each row makes; the command line may not override them. */
-    static final Set<String> ROW_SETTINGS = Set.of("store.mode", "store.url", "store.user", "store.password");
+    static final Set<String> ROW_SETTINGS = Set.of("store.mode", "store.url", "store.user", "store.password",
+            "store.id-mark-file");
     private static final int PUBLISHERS = 8;
     private static final List<String> COLUMNS = List.of("configuration", "events", "delivered", "lost",
             "duplicated", "out-of-order", "mean ms", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "max ms",
@@ -83,7 +84,12 @@ final class StoreScenario {
                         .findFirst().orElse(e.getClass().getSimpleName()) + "); its rows are skipped");
                 break;
             }
-            measure(mode + " MariaDB", mode, StoreSettings.database(url, user));
+            // A new log needs a new id mark: the database was just emptied.
+            try (TempDirectory marks = TempDirectory.create(H2_DIRECTORY_PREFIX)) {
+                Map<String, String> database = new LinkedHashMap<>(StoreSettings.database(url, user));
+                database.put("store.id-mark-file", marks.path().resolve("eventhandler.ids").toString());
+                measure(mode + " MariaDB", mode, database);
+            }
         }
         return new Scenario.Result(List.of(new ResultTable("store", COLUMNS, rows),
                 new ResultTable("store-read-flood", ReadFloodRows.COLUMNS, readFlood)), failures);

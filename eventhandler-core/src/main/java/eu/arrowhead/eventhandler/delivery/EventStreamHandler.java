@@ -202,6 +202,11 @@ public final class EventStreamHandler extends HttpHandler {
 
     private void startFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, SubscriberFilter filter,
                                   Replay replay) {
+        if (!subscriber.clientConnected()) {
+            // Gone while it waited for a reader: its page would be read for nobody, ahead of those still waiting.
+            subscriber.close(DisconnectReason.CLIENT_CLOSED);
+            return;
+        }
         EventJournal.LogPage page = journal.read(replay.journalAfterId(), replay.journalUpToId(), topicKeys, filter,
                 journalPageEvents);
         List<PublishedEvent> frames = withGapNotices(page.events(), page.gaps());

@@ -235,6 +235,11 @@ public final class SubscriberQueue implements Subscriber {
         }
     }
 
+    /** Whether the client is still connected: a resume whose client has gone is not read for. */
+    boolean clientConnected() {
+        return connection.isOpen();
+    }
+
     /** Queues a heartbeat comment if nothing has been written for {@code idleNanos}. */
     void heartbeatIfIdle(PublishedEvent heartbeat, long nowNanos, long idleNanos) {
         if (nowNanos - lastWriteNanos >= idleNanos && queue.isEmpty()) {

@@ -3,6 +3,10 @@ package eu.arrowhead.eventhandler.store;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
@@ -19,9 +23,17 @@ final class EventLoad {
     private EventLoad() {
     }
 
+    /** A server process's arguments: a free port on 127.0.0.1, the database's settings, then {@code more}. */
+    static String[] serverArguments(TestDatabase database, String... more) {
+        List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.host=127.0.0.1"));
+        database.settings().forEach((key, value) -> args.add("--" + key + "=" + value));
+        args.addAll(List.of(more));
+        return args.toArray(String[]::new);
+    }
+
     /** Fills the log with {@code count} small events of one type, a thousand to a request; waits for each answer. */
     static void seed(URI base, String type, int count) throws IOException {
-        try (CloseableHttpClient client = HttpClients.createDefault()) {
+        try (CloseableHttpClient client = HttpClients.custom().disableAutomaticRetries().build()) {
             for (int sent = 0; sent < count; sent += BATCH) {
                 StringBuilder body = new StringBuilder("[");
                 for (int i = 0; i < Math.min(BATCH, count - sent); i++) {
@@ -35,6 +47,8 @@ final class EventLoad {
                     return response.getCode();
                 });
                 if (status == 503) {
+                    // The writer is behind (backpressure): as a publisher honouring Retry-After, but sooner.
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
                     sent -= BATCH;
                     continue;
                 }

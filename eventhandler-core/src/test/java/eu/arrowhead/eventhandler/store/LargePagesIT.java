@@ -68,10 +68,8 @@ class LargePagesIT {
     }
 
     private void largestPages(TestDatabase database) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.host=127.0.0.1"));
-        database.settings().forEach((key, value) -> args.add("--" + key + "=" + value));
         try (ServerProcess server = ServerProcess.start(
-                ServerProcess.smallestHeapCommand(workingDirectory, args.toArray(String[]::new)))) {
+                ServerProcess.smallestHeapCommand(workingDirectory, EventLoad.serverArguments(database)))) {
             URI base = server.awaitListening();
             publishLargeEvents(base);
 

@@ -38,7 +38,7 @@ class LostTailIT {
     @Test
     void aDatabaseRestoredFromAnOlderCopyNeverMakesTheServerGiveAnIdTwice() throws Exception {
         try (H2Database database = new H2Database()) {
-            String[] args = arguments(database);
+            String[] args = EventLoad.serverArguments(database);
             Path file = databaseFile(database);
             Path backup = workingDirectory.resolve("backup.mv.db");
             publishAndStop(args, 20);
@@ -62,7 +62,7 @@ class LostTailIT {
     @Test
     void anEmptiedDatabaseFileNeverMakesTheServerGiveAnIdTwice() throws Exception {
         try (H2Database database = new H2Database()) {
-            String[] args = arguments(database);
+            String[] args = EventLoad.serverArguments(database);
             List<Long> acknowledged = publishAndStop(args, 30);
             Files.write(databaseFile(database), new byte[0]);
 
@@ -77,12 +77,6 @@ class LostTailIT {
                 stop(server);
             }
         }
-    }
-
-    private static String[] arguments(TestDatabase database) {
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.host=127.0.0.1"));
-        database.settings().forEach((key, value) -> args.add("--" + key + "=" + value));
-        return args.toArray(String[]::new);
     }
 
     private static Path databaseFile(H2Database database) {

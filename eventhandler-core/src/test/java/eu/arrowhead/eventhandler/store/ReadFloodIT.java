@@ -69,10 +69,8 @@ class ReadFloodIT {
     }
 
     private void floodWhilePublishing(TestDatabase database) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.host=127.0.0.1"));
-        database.settings().forEach((key, value) -> args.add("--" + key + "=" + value));
         try (ServerProcess server = ServerProcess.start(
-                ServerProcess.smallestHeapCommand(workingDirectory, args.toArray(String[]::new)))) {
+                ServerProcess.smallestHeapCommand(workingDirectory, EventLoad.serverArguments(database)))) {
             URI base = server.awaitListening();
             EventLoad.seed(base, TYPE, LOGGED);
 

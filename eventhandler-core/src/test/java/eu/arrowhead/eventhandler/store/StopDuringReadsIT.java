@@ -60,10 +60,7 @@ class StopDuringReadsIT {
     }
 
     private void stopDuringReads(TestDatabase database, String mode) throws Exception {
-        List<String> args = new ArrayList<>(List.of("--server.port=0", "--server.host=127.0.0.1",
-                "--store.mode=" + mode));
-        database.settings().forEach((key, value) -> args.add("--" + key + "=" + value));
-        String[] arguments = args.toArray(String[]::new);
+        String[] arguments = EventLoad.serverArguments(database, "--store.mode=" + mode);
 
         Set<Long> acknowledged = new HashSet<>();
         try (ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(workingDirectory, arguments));

@@ -198,7 +198,13 @@ final class SubscriptionLoop implements Runnable {
         closing.countDown();
         HttpGet current = request;
         if (current != null) {
-            current.cancel();
+            try {
+                current.cancel();
+            } catch (IllegalStateException e) {
+                // The request ended on the loop's thread at the same moment and released its connection: HttpClient
+                // then finds no leased entry to discard ("Pool entry is not present"). Nothing is left to cancel.
+                LOG.debug("the request to {} had ended when the subscription was closed", uri());
+            }
         }
         return true;
     }
