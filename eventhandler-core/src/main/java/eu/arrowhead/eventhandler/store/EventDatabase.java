@@ -21,7 +21,6 @@ import java.util.function.Supplier;
 import java.time.Duration;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import org.hibernate.Transaction;
-import org.hibernate.exception.JDBCConnectionException;
 import org.hibernate.Session;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -219,14 +218,38 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                 transaction.commit();
                 return result;
             } catch (RuntimeException e) {
-                if (transaction.isActive()) {
-                    transaction.rollback();
-                }
+                rollBack(transaction, e);
                 throw e;
             }
         } catch (SQLException e) {
+            reconnect(writerPool);
             throw new IllegalStateException(e.getMessage(), e);
+        } catch (RuntimeException e) {
+            reconnect(writerPool);
+            throw e;
         }
+    }
+
+    private static void rollBack(Transaction transaction, RuntimeException failure) {
+        try {
+            if (transaction.isActive()) {
+                transaction.rollback();
+            }
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    /**
+     * After a failure, the pool's connections are replaced as they come back to it. A connection to a database
+     * that went away, or that closed itself (H2 closes a database it can no longer trust: a write to its file that
+     * failed, an {@code OutOfMemoryError} inside it, {@code SHUTDOWN}), fails every statement for good, and
+     * HikariCP evicts by itself only those whose error says the connection broke; so the store took writes again
+     * only after a restart. A new connection to an embedded H2 database opens it again from its file. Cheap: a
+     * failure happens once per retry of the writer (100 ms to 5 s apart) or per failed read.
+     */
+    private static void reconnect(HikariDataSource pool) {
+        pool.getHikariPoolMXBean().softEvictConnections();
     }
 
     /**
@@ -242,10 +265,10 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         try {
             try {
                 return sessions.fromStatelessTransaction(read);
-            } catch (JDBCConnectionException e) {
-                // The database went away and came back (or a proxy cut the connections): every idle reader
-                // connection is as dead as this one was, and the read is worth one more try on a fresh one.
-                readerPool.getHikariPoolMXBean().softEvictConnections();
+            } catch (RuntimeException e) {
+                // The database went away and came back, a proxy cut the connections, or H2 closed itself: every
+                // idle reader connection is as dead as this one was, and the read is worth one more try.
+                reconnect(readerPool);
                 return sessions.fromStatelessTransaction(read);
             }
         } finally {
@@ -430,10 +453,14 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     @Override
     public boolean reachable() {
         try (Connection connection = writerPool.getConnection()) {
-            return connection.isValid((int) Math.max(1, writerPool.getValidationTimeout() / 1000));
+            if (connection.isValid((int) Math.max(1, writerPool.getValidationTimeout() / 1000))) {
+                return true;
+            }
         } catch (SQLException e) {
-            return false;
+            // down: said below
         }
+        reconnect(writerPool);
+        return false;
     }
 
     /** Keeps H2's file in few chunks ({@link EmbeddedH2#compact}); does nothing on MySQL/MariaDB. */
