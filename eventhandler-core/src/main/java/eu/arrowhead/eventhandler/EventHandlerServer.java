@@ -400,14 +400,18 @@ public final class EventHandlerServer implements AutoCloseable {
             // together they get DATABASE_TASK_GRACE_SECONDS after the grace to end, and are left to end after it.
             long databaseDeadline = Math.max(deadline, System.nanoTime())
                     + TimeUnit.SECONDS.toNanos(DATABASE_TASK_GRACE_SECONDS);
-            stopQuietly("workers", () -> finish("workers", workers, databaseDeadline));
+            // All three take no more work first, then each is waited for against the one deadline.
+            stopQuietly("workers", () -> takeNoMore(workers));
+            stopQuietly("event store readers", () -> takeNoMore(journalReaders));
+            stopQuietly("event store retention", () -> takeNoMore(retention));
+            stopQuietly("workers", () -> awaitEnd("workers", workers, databaseDeadline));
             // After the workers: Jersey's container, once shut down, answers a request still running with a 500.
             stopQuietly("HTTP server", http::shutdownNow);
             stopQuietly("supervisor", ticker::shutdownNow);
             stopQuietly("writers", writers::shutdownNow);
             stopQuietly("push sender", pushSender::close);
-            stopQuietly("event store readers", () -> finish("event store readers", journalReaders, databaseDeadline));
-            stopQuietly("event store retention", () -> finish("event store retention", retention, databaseDeadline));
+            stopQuietly("event store readers", () -> awaitEnd("event store readers", journalReaders, databaseDeadline));
+            stopQuietly("event store retention", () -> awaitEnd("event store retention", retention, databaseDeadline));
             if (store != null) {
                 stopQuietly("event store", store::close);
             }
@@ -421,12 +425,16 @@ public final class EventHandlerServer implements AutoCloseable {
         return clean;
     }
 
-    /** Lets running tasks end until the deadline; never interrupts them. Queued tasks that have not started go. */
-    private static void finish(String what, ExecutorService pool, long deadlineNanos) {
+    /** The pool starts nothing more: queued tasks that have not started go. Running ones are not interrupted. */
+    private static void takeNoMore(ExecutorService pool) {
         pool.shutdown();
         if (pool instanceof ThreadPoolExecutor executor) {
             executor.getQueue().clear();
         }
+    }
+
+    /** Lets running tasks end until the deadline; never interrupts them (they may be inside the database). */
+    private static void awaitEnd(String what, ExecutorService pool, long deadlineNanos) {
         try {
             if (!pool.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
                 LOG.warn("the {} did not end within the stop's bound; left to end on their own", what);

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,7 +40,9 @@ import java.util.concurrent.TimeoutException;
  * answers the stream's subjects and a publish is refused at once with "no responders". Such an event was not
  * stored, so it is sent again, after a short pause, until the stream answers or {@code cluster.timeout-seconds}
  * have passed since the request began: an election of a few seconds delays publishes instead of refusing them.
- * An acknowledgement that times out is not sent again, since the event may be stored.
+ * An acknowledgement that times out is not sent again, since the event may be stored. Should the leader appear
+ * between two events of one request, an event sent again is stored after the later ones that found the new leader
+ * first: a request split by an election keeps all its ids, not always their order.
  */
 public final class StreamPublisher implements SharedStream {
     /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
@@ -107,8 +110,9 @@ public final class StreamPublisher implements SharedStream {
                 long left = deadline - System.nanoTime();
                 if (left <= TimeUnit.MILLISECONDS.toNanos(pauseMillis)) {
                     throw new HubUnavailableException("the cluster's stream has had no leader for "
-                            + timeout.toSeconds() + " s (cluster.timeout-seconds): the event was not stored;"
-                            + " publish again later");
+                            + timeout.toSeconds() + " s (cluster.timeout-seconds): event " + (index + 1) + " of the"
+                            + " request was not stored (any before it were); publish again later with the same"
+                            + " Idempotency-Key");
                 }
                 try {
                     Thread.sleep(pauseMillis);
@@ -126,6 +130,11 @@ public final class StreamPublisher implements SharedStream {
         try {
             return ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
+            throw new HubUnavailableException("the cluster's stream did not acknowledge the event within "
+                    + timeout.toSeconds() + " s (cluster.timeout-seconds); it may still be stored: retry with the"
+                    + " same Idempotency-Key to learn its id without publishing it twice");
+        } catch (CancellationException e) {
+            // jnats cancels a request it has given up on after its own timeout: the same as ours.
             throw new HubUnavailableException("the cluster's stream did not acknowledge the event within "
                     + timeout.toSeconds() + " s (cluster.timeout-seconds); it may still be stored: retry with the"
                     + " same Idempotency-Key to learn its id without publishing it twice");

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -24,6 +25,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class DatabaseEventStore implements EventStore {
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseEventStore.class);
+    /** How often commits an idle async writer left unforced are forced to disk. */
+    private static final Duration IDLE_FORCE_EVERY = Duration.ofSeconds(1);
 
     private final EventDatabase database;
     private final IdMark ids;
@@ -194,7 +197,9 @@ public final class DatabaseEventStore implements EventStore {
 
     @Override
     public List<PeriodicTask> periodicTasks() {
-        return retention.tasks();
+        List<PeriodicTask> tasks = new ArrayList<>(retention.tasks());
+        tasks.add(new PeriodicTask(writer::forceIdleCommits, IDLE_FORCE_EVERY, IDLE_FORCE_EVERY));
+        return tasks;
     }
 
     @Override
@@ -227,6 +232,7 @@ public final class DatabaseEventStore implements EventStore {
         } catch (RuntimeException e) {
             LOG.warn("could not record the clean stop in the event store: {}", EventDatabase.describe(e));
         } finally {
+            ids.close();
             database.close();
         }
     }

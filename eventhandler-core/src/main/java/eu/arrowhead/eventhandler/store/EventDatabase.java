@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -47,6 +48,12 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
 
+    /**
+     * H2's "database is closed", "called at shutdown" and (over TCP) "connection is broken": every statement on
+     * such a connection fails from then on.
+     */
+    private static final Set<Integer> H2_CLOSED_CODES = Set.of(90098, 90121, 90067);
+
     /** The longest one compaction of H2's file may hold its store (and so a commit) up. */
     private static final int COMPACT_MILLIS = 50;
 
@@ -58,15 +65,18 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     private final Semaphore readPermits;
     private final int readers;
     private final Duration timeout;
+    /** Whether the log is an H2 file in this process, whose commits the store forces itself. */
+    private final boolean embeddedFile;
 
     private EventDatabase(HikariDataSource writerPool, HikariDataSource readerPool, SessionFactory sessions,
-                          int readers, Duration timeout) {
+                          int readers, Duration timeout, boolean embeddedFile) {
         this.writerPool = writerPool;
         this.readerPool = readerPool;
         this.sessions = sessions;
         this.readPermits = new Semaphore(readers, true);
         this.readers = readers;
         this.timeout = timeout;
+        this.embeddedFile = embeddedFile;
     }
 
     /**
@@ -117,7 +127,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                 warnUnlessCommitsAreFlushed(writerPool);
             }
             return new EventDatabase(writerPool, readerPool, sessionFactory(readerPool, h2), readers,
-                    config.storeTimeout());
+                    config.storeTimeout(), config.storeUrl().startsWith("jdbc:h2:file:"));
         } catch (SQLException | RuntimeException e) {
             writerPool.close();
             readerPool.close();
@@ -258,7 +268,8 @@ final class EventDatabase implements BatchSink, AutoCloseable {
      * @throws HubUnavailableException at once if every reader connection is in use
      */
     private <T> T clientRead(Function<StatelessSession, T> read) {
-        if (!readPermits.tryAcquire()) {
+        // With a timeout of 0, not the plain tryAcquire, so that the fair semaphore serves waiting upkeep first.
+        if (!tryAcquireNow()) {
             throw new HubUnavailableException("the event store is serving " + readers + " other reads"
                     + " (store.pool-size); ask again shortly");
         }
@@ -266,6 +277,9 @@ final class EventDatabase implements BatchSink, AutoCloseable {
             try {
                 return sessions.fromStatelessTransaction(read);
             } catch (RuntimeException e) {
+                if (!connectionLost(e)) {
+                    throw e;
+                }
                 // The database went away and came back, a proxy cut the connections, or H2 closed itself: every
                 // idle reader connection is as dead as this one was, and the read is worth one more try.
                 reconnect(readerPool);
@@ -274,6 +288,29 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         } finally {
             readPermits.release();
         }
+    }
+
+    private boolean tryAcquireNow() {
+        try {
+            return readPermits.tryAcquire(0, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * Whether a failure says the connection or the database is gone (SQLState class 08, or H2's "database is
+     * closed"), rather than something a retry would meet again.
+     */
+    private static boolean connectionLost(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof SQLException sql && (sql.getSQLState() != null && sql.getSQLState().startsWith("08")
+                    || H2_CLOSED_CODES.contains(sql.getErrorCode()))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -478,6 +515,10 @@ final class EventDatabase implements BatchSink, AutoCloseable {
      */
     @Override
     public void force() {
+        if (!embeddedFile) {
+            // MySQL and MariaDB flushed in the commit; H2 over TCP forces (or not) on its own server.
+            return;
+        }
         try (Connection connection = writerPool.getConnection()) {
             EmbeddedH2.force(connection);
         } catch (SQLException e) {

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.store;
 
+import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,17 +22,19 @@ import org.slf4j.LoggerFactory;
 /**
  * The highest id the server may have given out, kept in a file of its own ({@code store.id-mark-file}) rather than
  * in the database, so that nothing the database loses can take it back: a power cut that loses its newest commits,
- * a restore from an older backup, an emptied or damaged file. The writer reserves ids a block at a time and forces
- * the mark to disk before any id of the block is given; the next start continues above the mark, so no id is
+ * a restore from an older backup, an emptied or damaged file. Ids are reserved a block at a time, and the mark is
+ * forced to disk before any id of the block is given; the next start continues above the mark, so no id is
  * ever given twice. A clean stop lowers the mark to the last id, so that a restart skips nothing.
  *
  * <p>Written as a new file forced to disk and renamed over the old one (then the directory forced), so that a
- * crash leaves either mark whole. Thread-safe: appends ask it under the writer's lock, the writer thread writes it.
+ * crash leaves either mark whole. Thread-safe: appends ask it under the writer's lock; a thread of its own
+ * ({@code eh-store-ids}) writes it.
  */
 final class IdMark {
     /** The smallest block of ids reserved at once: at 10 000 events/s, two forced writes a second. */
     static final int MIN_BLOCK = 10_000;
 
+    private static final int CLOSE_SECONDS = 5;
     /** After a failed reservation, the next try waits at least this long. */
     private static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final Logger LOG = LoggerFactory.getLogger(IdMark.class);
@@ -38,9 +43,13 @@ final class IdMark {
     private final long block;
     /** Guarded by this object, as are the fields below: the highest id on disk. */
     private long reservedUpTo;
-    private boolean wanted;
+    private boolean requested;
+    private boolean closed;
     private boolean failing;
     private long failedNanos;
+    /** Held while the file is written: a reservation and the stop's lowering never write it at once. */
+    private final Object files = new Object();
+    private final ExecutorService reserver = Executors.newSingleThreadExecutor(NamedThreads.daemons("eh-store-ids"));
 
     private IdMark(Path file, long block, long reservedUpTo) {
         this.file = file;
@@ -60,7 +69,9 @@ final class IdMark {
             int options = path.indexOf(';');
             return Path.of((options < 0 ? path : path.substring(0, options)) + ".ids");
         }
-        return Path.of("data", "eventhandler.ids");
+        // One mark per database, so that two servers started in one directory do not share one.
+        String database = url.replaceFirst("^jdbc:", "").replaceAll("[^A-Za-z0-9.]+", "-").replaceAll("^-|-$", "");
+        return Path.of("data", "eventhandler-" + database + ".ids");
     }
 
     /**
@@ -104,42 +115,38 @@ final class IdMark {
     }
 
     /**
-     * Whether the writer should reserve the next block, fewer than half of this one being left after
-     * {@code lastGiven}; asked by every append, true once until the writer has tried. After a failed try, only
-     * a second later, so that a disk that refuses the mark is not asked at every publish.
+     * Called by every append (under the writer's lock, so never blocking): when fewer than half a block is left
+     * after {@code lastGiven}, or an append needs {@code needed} beyond the mark, the next block is reserved on the
+     * mark's own thread, never behind the database's I/O (a probe or a stuck write can take seconds while
+     * publishes go on). One request at a time; after a failed try, the next a second later, so that a disk that
+     * refuses the mark is not asked at every publish.
+     *
+     * @param lastGiven the last id given so far
+     * @param needed    the last id the append asking needs
      */
-    synchronized boolean wantsBlock(long lastGiven) {
-        if (wanted || reservedUpTo - lastGiven >= block / 2
-                || failing && System.nanoTime() - failedNanos < RETRY_NANOS) {
-            return false;
+    synchronized void requestBlock(long lastGiven, long needed) {
+        boolean low = reservedUpTo - lastGiven < block / 2 || needed > reservedUpTo;
+        if (!low || requested || closed || failing && System.nanoTime() - failedNanos < RETRY_NANOS) {
+            return;
         }
-        wanted = true;
-        return true;
+        requested = true;
+        // A block covers any one append after lastGiven: store.buffer-events bounds a batch.
+        long upTo = lastGiven + block;
+        reserver.execute(() -> reserve(upTo));
     }
 
-    /** Whether an append asked for the next block and the writer has not yet tried. */
-    synchronized boolean wanted() {
-        return wanted;
-    }
-
-    /**
-     * On the writer thread: reserves the next block after {@code lastGiven} if the last one runs low, forced to
-     * disk outside this object's lock (appends ask {@link #covers} meanwhile and are not held up). A failure is
-     * said once, its end once; until then appends past the reservation are refused.
-     */
-    void reserveIfLow(long lastGiven) {
-        long upTo;
-        synchronized (this) {
-            wanted = false;
-            if (reservedUpTo - lastGiven >= block / 2) {
-                return;
-            }
-            upTo = lastGiven + block;
-        }
+    /** On the mark's thread: writes the new mark, forced, outside this object's lock (appends ask {@link #covers}). */
+    private void reserve(long upTo) {
         try {
-            write(upTo);
+            synchronized (files) {
+                if (isClosed()) {
+                    return;
+                }
+                write(upTo);
+            }
         } catch (IOException e) {
             synchronized (this) {
+                requested = false;
                 if (!failing) {
                     LOG.warn("cannot record the id mark in {} ({}): publishes past id {} get 503 until it can",
                             file.toAbsolutePath(), e.getMessage(), reservedUpTo);
@@ -150,18 +157,46 @@ final class IdMark {
             return;
         }
         synchronized (this) {
+            requested = false;
             if (failing) {
                 LOG.info("the id mark is recorded again (ids up to {})", upTo);
             }
             failing = false;
-            reservedUpTo = upTo;
+            reservedUpTo = Math.max(reservedUpTo, upTo);
         }
     }
 
-    /** At a clean stop: no id above {@code lastId} was given. */
-    synchronized void lowerTo(long lastId) throws IOException {
-        write(lastId);
-        reservedUpTo = lastId;
+    private synchronized boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * At a clean stop: no id above {@code lastId} was given, and none will be. No reservation runs after this one
+     * (one in progress is waited for), so the mark cannot be raised again behind it.
+     */
+    void lowerTo(long lastId) throws IOException {
+        close();
+        synchronized (files) {
+            write(lastId);
+        }
+        synchronized (this) {
+            reservedUpTo = lastId;
+        }
+    }
+
+    /** Stops reserving; a reservation in progress is waited for, up to a few seconds (a forced write of a few bytes). */
+    void close() {
+        synchronized (this) {
+            closed = true;
+        }
+        reserver.shutdown();
+        try {
+            if (!reserver.awaitTermination(CLOSE_SECONDS, TimeUnit.SECONDS)) {
+                LOG.warn("the id mark's last reservation did not end within {} s", CLOSE_SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void write(long upTo) throws IOException {

@@ -95,6 +95,8 @@ final class JournalWriter {
     private boolean probeAnswered;
     /** When the writer last forced its commits to disk. Only the writer thread uses it. */
     private long forcedNanos = System.nanoTime();
+    /** Async mode: a commit has not been forced yet; {@link #forceIdleCommits} forces it if the writer does not. */
+    private volatile boolean unforced;
     private volatile String lastError;
     private volatile Instant downSince;
     private final LongAdder written = new LongAdder();
@@ -136,9 +138,7 @@ final class JournalWriter {
                 throw down();
             }
             if (!ids.covers(firstId + count - 1)) {
-                if (ids.wantsBlock(appendedUpTo)) {
-                    wakeWriter();
-                }
+                ids.requestBlock(appendedUpTo, firstId + count - 1);
                 throw new HubUnavailableException("the event store has not yet recorded the next block of ids on"
                         + " disk (store.id-mark-file); publish again shortly");
             }
@@ -149,9 +149,7 @@ final class JournalWriter {
                 makeRoom(count, bytes);
             }
             appendedUpTo = firstId + count - 1;
-            if (ids.wantsBlock(appendedUpTo)) {
-                wakeWriter();
-            }
+            ids.requestBlock(appendedUpTo, appendedUpTo);
             CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
             buffer.add(new WriteBuffer.Entry(firstId, events, bytes, afterCommit, committed));
             // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
@@ -164,24 +162,6 @@ final class JournalWriter {
         } finally {
             lock.unlock();
         }
-    }
-
-    /** Called under the lock: the writer reserves the next block of ids ({@link IdMark}) first thing. */
-    private void wakeWriter() {
-        writerIdle = false;
-        work.signal();
-    }
-
-    /** On the writer thread, off the publishers' path: a forced write of a few bytes when ids run low. */
-    private void reserveIds() {
-        long lastGiven;
-        lock.lock();
-        try {
-            lastGiven = appendedUpTo;
-        } finally {
-            lock.unlock();
-        }
-        ids.reserveIfLow(lastGiven);
     }
 
     /**
@@ -249,7 +229,6 @@ final class JournalWriter {
     private void writeLoop() {
         long backoff = 0;
         while (true) {
-            reserveIds();
             List<WriteBuffer.Entry> batch = List.of();
             try {
                 lock.lockInterruptibly();
@@ -261,19 +240,12 @@ final class JournalWriter {
                     if (stopping) {
                         return;
                     }
-                    if (ids.wanted()) {
-                        break;
-                    }
                     if (!up && !probeAnswered) {
                         break;
                     }
                     writerIdle = true;
                     work.await();
                     writerIdle = false;
-                }
-                if (up && !buffer.hasPending()) {
-                    // Woken only to reserve ids, which the loop does first.
-                    continue;
                 }
                 if (up || probeAnswered) {
                     if (!durable) {
@@ -358,6 +330,9 @@ final class JournalWriter {
             if (durable || now - forcedNanos >= ASYNC_FORCE_NANOS) {
                 sink.force();
                 forcedNanos = now;
+                unforced = false;
+            } else {
+                unforced = true;
             }
         } catch (RuntimeException e) {
             lastWriteFailed = true;
@@ -454,6 +429,23 @@ final class JournalWriter {
             downSince = null;
             LOG.info("the event store is writing again after {} s down", since == null ? 0
                     : Duration.between(since, Instant.now()).toSeconds());
+        }
+    }
+
+    /**
+     * Async mode, every second off the writer thread: forces the commits of a writer that went idle before its
+     * next force was due, so that a power cut costs at most about a second of commits however the load stops.
+     */
+    void forceIdleCommits() {
+        if (!unforced) {
+            return;
+        }
+        unforced = false;
+        try {
+            sink.force();
+        } catch (RuntimeException e) {
+            unforced = true;
+            LOG.debug("the event store's commits were not forced to disk: {}", e.toString());
         }
     }
 
@@ -557,6 +549,10 @@ final class JournalWriter {
             lock.unlock();
         }
         thread.join(TimeUnit.SECONDS.toMillis(STOP_SECONDS));
+        if (thread.isAlive()) {
+            // Still inside a transaction: what it writes is not known, so the stop is not a clean one.
+            return OptionalLong.empty();
+        }
         return clean ? OptionalLong.of(lastId) : OptionalLong.empty();
     }
 }

@@ -48,12 +48,16 @@ class JournalWriterTest {
     private final ScriptedDatabase database = new ScriptedDatabase();
     private final MissingRanges missing = new MissingRanges(0, List.of());
     private JournalWriter writer;
+    private IdMark ids;
 
     @AfterEach
     void stopTheWriter() throws InterruptedException {
         database.release();
         if (writer != null) {
             writer.stop();
+        }
+        if (ids != null) {
+            ids.close();
         }
     }
 
@@ -65,7 +69,7 @@ class JournalWriterTest {
     }
 
     private JournalWriter start(StoreMode mode, int bufferEvents, int idBlock) throws IOException {
-        IdMark ids = IdMark.reserveAbove(directory.resolve("eventhandler.ids"), 0, idBlock);
+        ids = IdMark.reserveAbove(directory.resolve("eventhandler.ids"), 0, idBlock);
         writer = new JournalWriter(database, ids, mode, 1000, new WriteBuffer(bufferEvents, LARGE), 0, missing);
         writer.start();
         return writer;
@@ -138,6 +142,20 @@ class JournalWriterTest {
         CompletableFuture.allOf(first, second, third).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertEquals(List.of(List.of(1L), List.of(2L, 3L)), database.transactions());
         assertEquals(List.of(1L, 2L, 3L), delivered);
+    }
+
+    /** A batch larger than what is left of the block, while more than half of it is left, gets the next block too. */
+    @Test
+    void aBatchBeyondTheReservedIdsGetsTheNextBlockAndIsThenTaken() throws Exception {
+        start(StoreMode.ASYNC, 1000, 10);
+        Path file = directory.resolve("eventhandler.ids");
+        writer.append(1, events(4), null);
+        assertEquals(10, mark(file), "6 of 10 left: no new block yet");
+        assertThrows(HubUnavailableException.class, () -> writer.append(5, events(8), null));
+        Await.until("the block the batch needs", WAIT, () -> mark(file) >= 12);
+        writer.append(5, events(8), null);
+        assertTrue(writer.drain(WAIT));
+        assertEquals(12, database.committedIds().size());
     }
 
     @Test
