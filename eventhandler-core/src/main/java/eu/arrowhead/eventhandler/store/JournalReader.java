@@ -43,9 +43,11 @@ final class JournalReader {
         List<ReplayGap> gaps = unwritten.gaps();
         long committed = unwritten.committedUpTo();
         EventPages.Page page = new EventPages.Page(List.of(), afterId, false);
-        if (afterId < Math.min(upToId, committed)) {
+        // Events retention is deleting are behind the gap it reports, whether or not their rows are gone yet.
+        long readAfter = Math.max(afterId, unwritten.deletedUpTo());
+        if (readAfter < Math.min(upToId, committed)) {
             try {
-                page = database.read(afterId, Math.min(upToId, committed), topicKeys, maxEvents, maxPageBytes);
+                page = database.read(readAfter, Math.min(upToId, committed), topicKeys, maxEvents, maxPageBytes);
             } catch (HubUnavailableException e) {
                 throw e;
             } catch (RuntimeException e) {

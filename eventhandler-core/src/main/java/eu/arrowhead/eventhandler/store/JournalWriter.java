@@ -479,8 +479,10 @@ final class JournalWriter {
      * @param buffered      the buffered events of the topics in the span, in id order
      * @param gaps          the holes in the span (see {@link MissingRanges#within})
      * @param committedUpTo the database holds the events up to this id
+     * @param deletedUpTo   retention deletes (or has deleted) every event up to this id: a gap says so, and the
+     *                      database is read only after it
      */
-    record Unwritten(List<PublishedEvent> buffered, List<ReplayGap> gaps, long committedUpTo) {
+    record Unwritten(List<PublishedEvent> buffered, List<ReplayGap> gaps, long committedUpTo, long deletedUpTo) {
     }
 
     Unwritten unwritten(long afterId, long upToId, Set<String> topicKeys) {
@@ -488,7 +490,7 @@ final class JournalWriter {
         lock.lock();
         try {
             buffer.collect(afterId, upToId, topicKeys, buffered);
-            return new Unwritten(buffered, missing.within(afterId, upToId), committedUpTo);
+            return new Unwritten(buffered, missing.within(afterId, upToId), committedUpTo, missing.deletedUpTo());
         } finally {
             lock.unlock();
         }

@@ -54,8 +54,10 @@ final class RetentionTask {
             if (upTo == 0) {
                 return;
             }
-            long deleted = database.deleteUpTo(upTo);
+            // The watermark first: a resume between the deletes' commit and a later raise would get the
+            // remaining events with no notice of those deleted before them.
             missing.deletedUpTo(upTo);
+            long deleted = database.deleteUpTo(upTo);
             if (deleted > 0) {
                 LOG.info("retention deleted {} events up to id {}", deleted, upTo);
             }
