@@ -14,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -47,12 +46,6 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventDatabase.class);
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
-
-    /**
-     * H2's "database is closed", "called at shutdown" and (over TCP) "connection is broken": every statement on
-     * such a connection fails from then on.
-     */
-    private static final Set<Integer> H2_CLOSED_CODES = Set.of(90098, 90121, 90067);
 
     /** The longest one compaction of H2's file may hold its store (and so a commit) up. */
     private static final int COMPACT_MILLIS = 50;
@@ -277,11 +270,9 @@ final class EventDatabase implements BatchSink, AutoCloseable {
             try {
                 return sessions.fromStatelessTransaction(read);
             } catch (RuntimeException e) {
-                if (!connectionLost(e)) {
-                    throw e;
-                }
                 // The database went away and came back, a proxy cut the connections, or H2 closed itself: every
-                // idle reader connection is as dead as this one was, and the read is worth one more try.
+                // idle reader connection is as dead as this one was, and the read is worth one more try. Not only
+                // on SQLState 08: H2 over TCP reports a cut connection as a plain IO error (90028).
                 reconnect(readerPool);
                 return sessions.fromStatelessTransaction(read);
             }
@@ -297,20 +288,6 @@ final class EventDatabase implements BatchSink, AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    /**
-     * Whether a failure says the connection or the database is gone (SQLState class 08, or H2's "database is
-     * closed"), rather than something a retry would meet again.
-     */
-    private static boolean connectionLost(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
-            if (cause instanceof SQLException sql && (sql.getSQLState() != null && sql.getSQLState().startsWith("08")
-                    || H2_CLOSED_CODES.contains(sql.getErrorCode()))) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /**
