@@ -109,33 +109,28 @@ final class IdMark {
         return new IdMark(file, block, lastId + block);
     }
 
-    /** Whether {@code lastId} may be given now: the mark on disk covers it. */
-    synchronized boolean covers(long lastId) {
-        return lastId <= reservedUpTo;
-    }
-
     /**
-     * Called by every append (under the writer's lock, so never blocking): when fewer than half a block is left
-     * after {@code lastGiven}, or an append needs {@code needed} beyond the mark, the next block is reserved on the
-     * mark's own thread, never behind the database's I/O (a probe or a stuck write can take seconds while
-     * publishes go on). One request at a time; after a failed try, the next a second later, so that a disk that
-     * refuses the mark is not asked at every publish.
+     * Called by every append, under the writer's lock, so it never blocks: whether ids up to {@code upTo} may be
+     * given now, because the mark on disk covers them. When it does not, or fewer than half a block would be left
+     * after them, the next block is reserved on the mark's own thread, never behind the database's I/O (a probe
+     * or a stuck write can take seconds while publishes go on). One request at a time; after a failed try, the
+     * next a second later, so that a disk that refuses the mark is not asked at every publish.
      *
-     * @param lastGiven the last id given so far
-     * @param needed    the last id the append asking needs
+     * @param upTo the last id the append asking needs
      */
-    synchronized void requestBlock(long lastGiven, long needed) {
-        boolean low = reservedUpTo - lastGiven < block / 2 || needed > reservedUpTo;
-        if (!low || requested || closed || failing && System.nanoTime() - failedNanos < RETRY_NANOS) {
-            return;
+    synchronized boolean allows(long upTo) {
+        boolean covered = upTo <= reservedUpTo;
+        boolean low = reservedUpTo - upTo < block / 2;
+        if (low && !requested && !closed && !(failing && System.nanoTime() - failedNanos < RETRY_NANOS)) {
+            requested = true;
+            // A block covers any one append: store.buffer-events bounds a batch.
+            long next = upTo + block;
+            reserver.execute(() -> reserve(next));
         }
-        requested = true;
-        // A block covers any one append after lastGiven: store.buffer-events bounds a batch.
-        long upTo = lastGiven + block;
-        reserver.execute(() -> reserve(upTo));
+        return covered;
     }
 
-    /** On the mark's thread: writes the new mark, forced, outside this object's lock (appends ask {@link #covers}). */
+    /** On the mark's thread: writes the new mark, forced, outside this object's lock (appends ask {@link #allows}). */
     private void reserve(long upTo) {
         try {
             synchronized (files) {

@@ -137,8 +137,7 @@ final class JournalWriter {
             if (durable && !up) {
                 throw down();
             }
-            if (!ids.covers(firstId + count - 1)) {
-                ids.requestBlock(appendedUpTo, firstId + count - 1);
+            if (!ids.allows(firstId + count - 1)) {
                 throw new HubUnavailableException("the event store has not yet recorded the next block of ids on"
                         + " disk (store.id-mark-file); publish again shortly");
             }
@@ -149,7 +148,6 @@ final class JournalWriter {
                 makeRoom(count, bytes);
             }
             appendedUpTo = firstId + count - 1;
-            ids.requestBlock(appendedUpTo, appendedUpTo);
             CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
             buffer.add(new WriteBuffer.Entry(firstId, events, bytes, afterCommit, committed));
             // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
