@@ -266,7 +266,7 @@ public final class EventHandlerServer implements AutoCloseable {
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
         EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
-                config.subscriberSendBufferBytes(), journal, journalReaders,
+                config.subscriberSendBufferBytes(), journal, journalReaders, config.storeReplayQueuePerClient(),
                 config.storeReplayPageEvents(), config.sseRetry());
         // In cluster mode a publish waits for the stream's acknowledgement.
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC

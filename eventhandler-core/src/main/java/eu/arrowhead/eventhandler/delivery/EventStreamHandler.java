@@ -76,7 +76,7 @@ public final class EventStreamHandler extends HttpHandler {
     private final Executor writers;
     private final int sendBufferBytes;
     private final EventJournal journal;
-    private final Executor journalReaders;
+    private final ReplayQueue replays;
     private final int journalPageEvents;
     private final StreamRefusal refusal;
     /** How a resumed stream opens: no id, so that a client cut off during the replay resumes where it got to. */
@@ -84,20 +84,21 @@ public final class EventStreamHandler extends HttpHandler {
     private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
 
     /**
-     * @param journalReaders runs the event store reads of resuming subscribers; a bounded pool whose
-     *                       rejection refuses the stream for now
-     * @param retry          {@code sse.retry-millis}, announced at every stream's open and in refusals
+     * @param journalReaders       runs the event store reads of resuming subscribers; a bounded pool whose
+     *                             rejection refuses the stream for now
+     * @param replayQueuePerClient {@code store.replay-queue-per-client}: resumes one client may have waiting
+     * @param retry                {@code sse.retry-millis}, announced at every stream's open and in refusals
      */
     public EventStreamHandler(Hub hub, Authorizer authorizer, StreamSupervisor supervisor, Executor writers,
-                              int sendBufferBytes, EventJournal journal,
-                              Executor journalReaders, int journalPageEvents, Duration retry) {
+                              int sendBufferBytes, EventJournal journal, Executor journalReaders,
+                              int replayQueuePerClient, int journalPageEvents, Duration retry) {
         this.hub = hub;
         this.authorizer = authorizer;
         this.supervisor = supervisor;
         this.writers = writers;
         this.sendBufferBytes = sendBufferBytes;
         this.journal = journal;
-        this.journalReaders = journalReaders;
+        this.replays = new ReplayQueue(journalReaders, replayQueuePerClient);
         this.journalPageEvents = journalPageEvents;
         this.refusal = new StreamRefusal(retry);
         this.openingResumed = PublishedEvent.control(":ok\n" + refusal.retryField() + "\n");
@@ -146,7 +147,8 @@ public final class EventStreamHandler extends HttpHandler {
                 return;
             }
             if (replay.needsJournal()) {
-                resumeFromJournal(subscriber, topicKeys, filter, replay);
+                String client = caller.anonymous() ? request.getRemoteAddr() : caller.systemName();
+                resumeFromJournal(client, subscriber, topicKeys, filter, replay);
             } else {
                 subscriber.start(opening(afterId, replay), gapNotice(replay.gap()), replay.events());
             }
@@ -175,14 +177,16 @@ public final class EventStreamHandler extends HttpHandler {
     }
 
     /**
-     * Refuses the resume at once when the store already knows that it cannot serve it (its database is down),
-     * rather than after a read that would wait for the database's timeout while live events pile up.
+     * Queues the resume for a reader and opens its stream meanwhile, so that it gets its {@code :ok} and
+     * heartbeats while it waits. Refuses it at once when the store already knows that it cannot serve it (its
+     * database is down), rather than after a read that would wait for the database's timeout while live events
+     * pile up, and when the client already has its share of the readers' queue.
      */
-    private void resumeFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, SubscriberFilter filter,
-                                   Replay replay) {
+    private void resumeFromJournal(String client, SubscriberQueue subscriber, Set<String> topicKeys,
+                                   SubscriberFilter filter, Replay replay) {
         try {
             journal.requireReadable(replay.journalAfterId(), replay.journalUpToId());
-            journalReaders.execute(() -> {
+            boolean queued = replays.submit(client, () -> {
                 try {
                     startFromJournal(subscriber, topicKeys, filter, replay);
                 } catch (HubUnavailableException e) {
@@ -192,6 +196,12 @@ public final class EventStreamHandler extends HttpHandler {
                     subscriber.refuse("the event store could not be read; resume again later");
                 }
             });
+            if (queued) {
+                subscriber.openAhead(openingResumed);
+            } else {
+                subscriber.refuse("this client already has as many resumes waiting for the event store as it may"
+                        + " (store.replay-queue-per-client); resume again later");
+            }
         } catch (HubUnavailableException e) {
             subscriber.refuse(e.getMessage());
         } catch (RejectedExecutionException e) {

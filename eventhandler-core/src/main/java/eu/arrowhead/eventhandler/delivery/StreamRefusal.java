@@ -35,9 +35,7 @@ final class StreamRefusal {
 
     /** Writes the refusal to a response that has not been committed; it ends when the response completes. */
     void write(Response response, String origin, String message) throws IOException {
-        ErrorMessage error = new ErrorMessage(message, 503, ExceptionType.UNAVAILABLE, origin);
-        byte[] body = (retryField + "event: " + ErrorMessage.UNAVAILABLE_EVENT_TYPE + "\ndata: "
-                + JsonMapper.get().writeValueAsString(error) + "\n\n").getBytes(StandardCharsets.UTF_8);
+        byte[] body = frames(origin, message);
         response.setStatus(200);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");
@@ -45,5 +43,15 @@ final class StreamRefusal {
         response.setHeader("Retry-After", retryAfterSeconds);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
+    }
+
+    /**
+     * The refusal's frames alone, for a stream whose headers and opening are out already (a resume that waited
+     * for its replay): the client reads the same notice, and the stream's end makes it reconnect.
+     */
+    byte[] frames(String origin, String message) throws IOException {
+        ErrorMessage error = new ErrorMessage(message, 503, ExceptionType.UNAVAILABLE, origin);
+        return (retryField + "event: " + ErrorMessage.UNAVAILABLE_EVENT_TYPE + "\ndata: "
+                + JsonMapper.get().writeValueAsString(error) + "\n\n").getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -87,6 +87,11 @@ public final class SubscriberQueue implements Subscriber {
     private int preambleNext;
     /** Set under the monitor: from then on frames may have been written, and a refusal is too late. */
     private volatile boolean started;
+    /**
+     * Set under the monitor once the headers and the opening are out ahead of the start ({@link #openAhead}):
+     * a refusal is then written as frames into the open stream.
+     */
+    private boolean openedAhead;
     private volatile boolean finishing;
     /** The stream carries one page of the event log and ends: live events are not wanted. */
     private volatile boolean pageOnly;
@@ -167,15 +172,53 @@ public final class SubscriberQueue implements Subscriber {
             frames.add(gapNotice);
         }
         frames.addAll(replay);
+        boolean listening;
         synchronized (this) {
             if (closeRequested.get()) {
                 return;
             }
-            preamble = frames;
+            listening = openedAhead;
+            preamble = openedAhead ? frames.subList(1, frames.size()) : frames;
             started = true;
         }
-        connection.addCloseListener(connectionClosed);
+        if (!listening) {
+            connection.addCloseListener(connectionClosed);
+        }
         schedule();
+    }
+
+    /**
+     * Writes the headers and the opening of a stream whose replay waits for an event store reader: its client
+     * knows at once that it is served, and {@link #heartbeatIfIdle} keeps its read timeout from firing until
+     * {@link #start}, which then does not send the opening again. Never blocks: with no room in the socket,
+     * the opening waits for the start. A client that leaves meanwhile gives its place back at once.
+     */
+    void openAhead(PublishedEvent opening) {
+        synchronized (this) {
+            if (closed || started || openedAhead || !writeAhead(opening)) {
+                return;
+            }
+            openedAhead = true;
+            OpenStreamRelease.afterCommit(response);
+        }
+        connection.addCloseListener(connectionClosed);
+    }
+
+    /** Under the monitor, before the start: one frame if the socket has room for it now. */
+    private boolean writeAhead(PublishedEvent frame) {
+        try {
+            OutputBuffer out = response.getOutputBuffer();
+            if (!out.canWrite()) {
+                return false;
+            }
+            out.writeBuffer(Buffers.wrap(memory, frame.frame()));
+            out.flush();
+        } catch (IOException | RuntimeException e) {
+            closeLater(DisconnectReason.WRITE_FAILED);
+            return false;
+        }
+        lastWriteNanos = System.nanoTime();
+        return true;
     }
 
     /**
@@ -213,7 +256,13 @@ public final class SubscriberQueue implements Subscriber {
             closeRequested.set(true);
             closed = true;
             try {
-                refusal.write(response, EventStreamHandler.PATH, message);
+                if (openedAhead) {
+                    connection.removeCloseListener(connectionClosed);
+                    byte[] frames = refusal.frames(EventStreamHandler.PATH, message);
+                    response.getOutputBuffer().writeBuffer(Buffers.wrap(memory, frames));
+                } else {
+                    refusal.write(response, EventStreamHandler.PATH, message);
+                }
                 response.resume();
             } catch (IOException | RuntimeException e) {
                 connection.terminateSilently();
@@ -240,9 +289,22 @@ public final class SubscriberQueue implements Subscriber {
         return connection.isOpen();
     }
 
-    /** Queues a heartbeat comment if nothing has been written for {@code idleNanos}. */
+    /**
+     * Queues a heartbeat comment if nothing has been written for {@code idleNanos}; before the start, writes it
+     * ahead of the queue if the stream is {@linkplain #openAhead open} (a stream not open yet has nothing to
+     * keep alive: its client is still waiting for the headers).
+     */
     void heartbeatIfIdle(PublishedEvent heartbeat, long nowNanos, long idleNanos) {
-        if (nowNanos - lastWriteNanos >= idleNanos && queue.isEmpty()) {
+        if (nowNanos - lastWriteNanos < idleNanos) {
+            return;
+        }
+        if (!started) {
+            synchronized (this) {
+                if (openedAhead && !closed && !started) {
+                    writeAhead(heartbeat);
+                }
+            }
+        } else if (queue.isEmpty()) {
             offer(heartbeat, Publication.NONE);
         }
     }

@@ -46,12 +46,15 @@ class ResumeDuringOutageTest {
         return new H2Database();
     }
 
-    private static TestServer start(TestDatabase database, TcpProxy proxy) {
+    private static TestServer start(TestDatabase database, TcpProxy proxy, String... keyValues) {
         Map<String, String> settings = new HashMap<>(database.settingsVia(proxy.port()));
         settings.put("store.mode", "async");
         settings.put("store.timeout-seconds", Integer.toString(STORE_TIMEOUT_SECONDS));
         settings.put("replay.window-events", "5");
         settings.put("subscriber.queue-max-bytes", "4096");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            settings.put(keyValues[i], keyValues[i + 1]);
+        }
         return TestServer.start(settings.entrySet().stream()
                 .flatMap(entry -> Stream.of(entry.getKey(), entry.getValue())).toArray(String[]::new));
     }
@@ -129,6 +132,54 @@ class ResumeDuringOutageTest {
             // The database back, the stop does not wait for it to record the clean stop.
             proxy.restore();
             stopping.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Resumes whose reads wait for the database (it hangs, unknown to the store) are open meanwhile: each gets its
+     * {@code :ok} at once and heartbeats after, so that no client's read timeout fires. One client holds at
+     * most {@code store.replay-queue-per-client} places: its next resume is refused at once; the waiting ones
+     * are served in full once the database answers.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"h2", "mariadb"})
+    void resumesWaitingForAReaderAreKeptAliveAndOneClientHoldsOnlyItsShare(String name) throws Exception {
+        int share = 3;
+        try (TestDatabase database = database(name);
+             TcpProxy proxy = new TcpProxy(database.host(), database.port());
+             TestServer server = start(database, proxy, "store.replay-queue-per-client", Integer.toString(share),
+                     "sse.heartbeat-seconds", "1", "subscriber.queue-max-bytes", "1048576")) {
+            List<Long> ids = publishLogged(server);
+            proxy.hang();
+            List<SseStream> waiting = new ArrayList<>();
+            try {
+                for (int i = 0; i < share; i++) {
+                    // open() fails unless the stream's first frame, within 5 s, is a comment: its :ok.
+                    waiting.add(server.subscribe("?eventType=outage", "Last-Event-ID", Long.toString(ids.get(1))));
+                }
+                for (SseStream stream : waiting) {
+                    Frame heartbeat = stream.next(Duration.ofSeconds(10));
+                    assertTrue(heartbeat != null && heartbeat.isComment(), "a heartbeat while waiting: " + heartbeat);
+                }
+                long start = System.nanoTime();
+                ErrorMessage refused = RefusedStream.request(server.port(),
+                        "?eventType=outage&lastEventId=" + ids.get(1), 1000);
+                assertTrue(refused.errorMessage().contains("store.replay-queue-per-client"), refused.errorMessage());
+                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(STORE_TIMEOUT_SECONDS) / 2,
+                        "refused at once, not after waiting for the database");
+
+                proxy.restore();
+                List<Long> expected = ids.subList(2, ids.size());
+                for (SseStream stream : waiting) {
+                    List<Long> received = new ArrayList<>();
+                    for (Frame frame : stream.events(expected.size(), WAIT)) {
+                        received.add(Long.parseLong(frame.id()));
+                    }
+                    assertEquals(expected, received, "the waiting resume got every event after its resume point");
+                }
+            } finally {
+                waiting.forEach(SseStream::close);
+            }
         }
     }
 

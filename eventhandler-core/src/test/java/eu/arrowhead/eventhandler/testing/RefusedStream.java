@@ -18,7 +18,9 @@ import java.util.Map;
  * The answer to a stream request that the server must refuse for now, read byte for byte over a bare socket:
  * a 200 event stream with {@code Retry-After}, whose whole body is {@code retry:} and one
  * {@code eventhandler.unavailable} notice, and which ends (the request asks for {@code Connection: close},
- * so the end of the response is the end of the connection).
+ * so the end of the response is the end of the connection). A resume refused while it waited for its replay
+ * was opened already: its chunked body is the opening ({@code :ok} and {@code retry:}), heartbeats, and then
+ * the same notice.
  */
 public final class RefusedStream {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -66,9 +68,13 @@ public final class RefusedStream {
             headers.put(head[i].substring(0, colon).trim().toLowerCase(Locale.ROOT), head[i].substring(colon + 1).trim());
         }
         expect("text/event-stream", headers.getOrDefault("content-type", "").replaceAll(";.*", ""), "Content-Type");
-        expect(Long.toString(Math.max(1, (retryMillis + 999) / 1000)), headers.get("retry-after"), "Retry-After");
-        expect(Integer.toString(body.getBytes(StandardCharsets.UTF_8).length), headers.get("content-length"),
-                "Content-Length (the whole body arrived and the response ended)");
+        if ("chunked".equals(headers.get("transfer-encoding"))) {
+            body = afterOpening(dechunked(body), retryMillis);
+        } else {
+            expect(Long.toString(Math.max(1, (retryMillis + 999) / 1000)), headers.get("retry-after"), "Retry-After");
+            expect(Integer.toString(body.getBytes(StandardCharsets.UTF_8).length), headers.get("content-length"),
+                    "Content-Length (the whole body arrived and the response ended)");
+        }
         String prefix = "retry: " + retryMillis + "\nevent: " + ErrorMessage.UNAVAILABLE_EVENT_TYPE + "\ndata: ";
         if (!body.startsWith(prefix) || !body.endsWith("}\n\n") || body.indexOf('\n', prefix.length()) != body.length() - 2) {
             throw new AssertionError("not the refusal stream: '" + body + "'");
@@ -78,6 +84,38 @@ public final class RefusedStream {
         expect("UNAVAILABLE", error.exceptionType(), "exceptionType");
         expect("/eventhandler/events", error.origin(), "origin");
         return error;
+    }
+
+    /** The body of a stream opened ahead of its replay, from the notice on: the opening and heartbeats cut off. */
+    private static String afterOpening(String body, long retryMillis) {
+        String opening = ":ok\nretry: " + retryMillis + "\n\n";
+        if (!body.startsWith(opening)) {
+            throw new AssertionError("a chunked refusal follows the stream's opening: '" + body + "'");
+        }
+        String rest = body.substring(opening.length());
+        while (rest.startsWith(":\n\n")) {
+            rest = rest.substring(3);
+        }
+        return rest;
+    }
+
+    /** A chunked body, whole: the last chunk must have arrived (the response ended, it was not cut). */
+    private static String dechunked(String chunked) {
+        StringBuilder body = new StringBuilder();
+        int at = 0;
+        while (true) {
+            int lineEnd = chunked.indexOf("\r\n", at);
+            if (lineEnd < 0) {
+                throw new AssertionError("the chunked body was cut off: '" + chunked + "'");
+            }
+            int size = Integer.parseInt(chunked.substring(at, lineEnd).trim(), 16);
+            if (size == 0) {
+                return body.toString();
+            }
+            // Sizes count bytes; every byte of an SSE refusal and its opening is ASCII.
+            body.append(chunked, lineEnd + 2, lineEnd + 2 + size);
+            at = lineEnd + 2 + size + 2;
+        }
     }
 
     private static String readToEnd(Socket socket) throws IOException {
