@@ -267,6 +267,7 @@ public final class EventHandlerServer implements AutoCloseable {
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
         EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
                 config.subscriberSendBufferBytes(), journal, journalReaders, config.storeReplayQueuePerClient(),
+                config.storeReplayEventsPerSecond(),
                 config.storeReplayPageEvents(), config.sseRetry());
         // In cluster mode a publish waits for the stream's acknowledgement.
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC

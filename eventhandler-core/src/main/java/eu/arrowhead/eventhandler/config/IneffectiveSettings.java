@@ -22,6 +22,7 @@ final class IneffectiveSettings {
             "store.pool-size", "store.timeout-seconds", "store.batch-events", "store.buffer-events", "store.buffer-bytes",
             "store.sync-timeout-seconds", "store.retention-seconds", "store.retention-events",
             "store.retention-check-seconds", "store.replay-page-events", "store.replay-queue-per-client",
+            "store.replay-events-per-second",
             "store.query-max-events", "store.id-mark-file");
     /** What a node in cluster mode does not use: its log is the stream; replays and queries are still paged. */
     private static final List<String> CLUSTER_STORE_KEYS = List.of("store.mode", "store.url", "store.user",

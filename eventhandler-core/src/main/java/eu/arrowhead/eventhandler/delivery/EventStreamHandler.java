@@ -77,6 +77,7 @@ public final class EventStreamHandler extends HttpHandler {
     private final int sendBufferBytes;
     private final EventJournal journal;
     private final ReplayQueue replays;
+    private final ReplayPace replayPace;
     private final int journalPageEvents;
     private final StreamRefusal refusal;
     /** How a resumed stream opens: no id, so that a client cut off during the replay resumes where it got to. */
@@ -87,11 +88,13 @@ public final class EventStreamHandler extends HttpHandler {
      * @param journalReaders       runs the event store reads of resuming subscribers; a bounded pool whose
      *                             rejection refuses the stream for now
      * @param replayQueuePerClient {@code store.replay-queue-per-client}: resumes one client may have waiting
+     * @param replayEventsPerSecond {@code store.replay-events-per-second}: the readers' pace, 0 for none
      * @param retry                {@code sse.retry-millis}, announced at every stream's open and in refusals
      */
     public EventStreamHandler(Hub hub, Authorizer authorizer, StreamSupervisor supervisor, Executor writers,
                               int sendBufferBytes, EventJournal journal, Executor journalReaders,
-                              int replayQueuePerClient, int journalPageEvents, Duration retry) {
+                              int replayQueuePerClient, int replayEventsPerSecond, int journalPageEvents,
+                              Duration retry) {
         this.hub = hub;
         this.authorizer = authorizer;
         this.supervisor = supervisor;
@@ -99,6 +102,7 @@ public final class EventStreamHandler extends HttpHandler {
         this.sendBufferBytes = sendBufferBytes;
         this.journal = journal;
         this.replays = new ReplayQueue(journalReaders, replayQueuePerClient);
+        this.replayPace = new ReplayPace(replayEventsPerSecond);
         this.journalPageEvents = journalPageEvents;
         this.refusal = new StreamRefusal(retry);
         this.openingResumed = PublishedEvent.control(":ok\n" + refusal.retryField() + "\n");
@@ -186,7 +190,7 @@ public final class EventStreamHandler extends HttpHandler {
                                    SubscriberFilter filter, Replay replay) {
         try {
             journal.requireReadable(replay.journalAfterId(), replay.journalUpToId());
-            boolean queued = replays.submit(client, () -> {
+            boolean queued = replays.submit(client, subscriber::clientConnected, () -> {
                 try {
                     startFromJournal(subscriber, topicKeys, filter, replay);
                 } catch (HubUnavailableException e) {
@@ -224,10 +228,11 @@ public final class EventStreamHandler extends HttpHandler {
             long last = page.lastReadId();
             subscriber.startPage(openingResumed, null, frames, PublishedEvent.control("id: " + last + "\nevent: "
                     + PageEnd.EVENT_TYPE + "\ndata: {\"lastEventId\":" + last + "}\n\n"));
-            return;
+        } else {
+            frames.addAll(replay.events());
+            subscriber.start(openingResumed, null, frames);
         }
-        frames.addAll(replay.events());
-        subscriber.start(openingResumed, null, frames);
+        replayPace.replayed(page.events().size());
     }
 
     /**

@@ -34,7 +34,8 @@ class GoneResumesIT {
     void resumesWhoseClientsLeftAreNotReadFor() throws Exception {
         try (H2Database database = new H2Database();
              ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(workingDirectory,
-                     EventLoad.serverArguments(database)))) {
+                     // All from one address: its share of the readers' queue must not be what is tested here.
+                     EventLoad.serverArguments(database, "--store.replay-queue-per-client=" + (GONE + 1))))) {
             URI base = server.awaitListening();
             EventLoad.seed(base, TYPE, LOGGED);
             List<RawSubscriber> gone = new ArrayList<>();
