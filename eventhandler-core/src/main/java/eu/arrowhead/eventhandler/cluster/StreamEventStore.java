@@ -80,7 +80,7 @@ final class StreamEventStore implements EventStore {
     public Status status() {
         boolean up = connection.isUp();
         return new Status("cluster", up ? "UP" : "DOWN", 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                connection.cutOffReason(), up ? null : String.valueOf(connection.cutOffSince()));
+                connection.cutOffReason(), up ? null : String.valueOf(connection.cutOffSince()), List.of());
     }
 
     @Override

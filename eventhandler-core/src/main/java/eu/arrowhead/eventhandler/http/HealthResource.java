@@ -11,7 +11,8 @@ import jakarta.ws.rs.core.Response;
 
 /**
  * {@code GET /eventhandler/mgmt/health}: 200 with {@code "status": "UP"} when everything works, 503 with
- * {@code "DEGRADED"} while the event store cannot write (events are still delivered live), or, in cluster mode,
+ * {@code "DEGRADED"} while the event store cannot write (events are still delivered live) or H2's file is damaged
+ * (ids it cannot read: named in {@code reason}), or, in cluster mode,
  * while the node is cut off from NATS (it refuses publishes and streams). The body carries the store's state and
  * the node's view of the cluster either way. ({@code /eventhandler/echo} stays Arrowhead's plain liveness check.)
  */
@@ -32,12 +33,13 @@ public final class HealthResource {
     /**
      * The health report.
      *
-     * @param status UP or DEGRADED
+     * @param status  UP or DEGRADED
+     * @param reason  why the event log is DEGRADED although it writes (its file is damaged); absent otherwise
      * @param store   the event store's state; absent when the store is off
      * @param cluster the node's view of the cluster; absent in single-node mode
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record Health(String status, EventStore.Status store, ClusterNode.View cluster) {
+    public record Health(String status, String reason, EventStore.Status store, ClusterNode.View cluster) {
     }
 
     @GET
@@ -45,7 +47,11 @@ public final class HealthResource {
     public Response health() {
         EventStore.Status status = store == null ? null : store.status();
         ClusterNode.View view = cluster == null ? null : cluster.view();
-        boolean up = (status == null || status.isUp()) && (view == null || view.isUp());
-        return Response.status(up ? 200 : 503).entity(new Health(up ? "UP" : "DEGRADED", status, view)).build();
+        boolean readable = status == null || status.isReadable();
+        boolean up = readable && (status == null || status.isUp()) && (view == null || view.isUp());
+        String reason = readable ? null : "the event log's file is damaged: the events with ids "
+                + String.join(", ", status.damagedRanges()) + " cannot be read (resumes across them are told)";
+        return Response.status(up ? 200 : 503).entity(new Health(up ? "UP" : "DEGRADED", reason, status, view))
+                .build();
     }
 }

@@ -137,6 +137,8 @@ public final class BrokerMetrics {
                     counter("eventhandler_store_refused_publishes", "Publishes refused with 503 because the event"
                             + " store's writer was behind (its buffer full while the database worked)",
                             status.refusedPublishes()),
+                    gauge("eventhandler_store_damaged_ranges", "Ranges of ids H2 cannot read because its file is"
+                            + " damaged (skipped, told to resumes as missing)", status.damagedRanges().size()),
                     gauge("eventhandler_store_missing_ranges", "Ranges of ids the event log does not hold (dropped"
                             + " while the database was down, or lost in a crash); resumes across one are told",
                             status.missingRanges()),

@@ -36,17 +36,19 @@ public final class DatabaseEventStore implements EventStore {
     private final boolean durable;
     private final long lastIdAtStart;
     private final MissingRanges missing;
+    private final DamagedRanges damaged;
 
     private DatabaseEventStore(EventDatabase database, IdMark ids, EventHandlerConfig config, long lastIdAtStart,
-                               MissingRanges missing) {
+                               MissingRanges missing, DamagedRanges damaged) {
         this.database = database;
         this.ids = ids;
         this.durable = config.storeMode() == EventHandlerConfig.StoreMode.SYNC;
         this.lastIdAtStart = lastIdAtStart;
         this.missing = missing;
+        this.damaged = damaged;
         this.writer = new JournalWriter(database, ids, config.storeMode(), config.storeBatchEvents(),
                 new WriteBuffer(config.storeBufferEvents(), config.storeBufferBytes()), lastIdAtStart, missing);
-        this.reader = new JournalReader(database, writer, maxPageBytes(config));
+        this.reader = new JournalReader(database, writer, maxPageBytes(config), damaged);
         this.retention = new RetentionTask(database, missing, config.storeRetentionAge(),
                 config.storeRetentionEvents(), config.storeRetentionCheck());
     }
@@ -80,6 +82,7 @@ public final class DatabaseEventStore implements EventStore {
         try {
             EventDatabase.State state = database.state();
             MissingRanges missing = new MissingRanges(state.deletedUpTo(), state.missing());
+            DamagedRanges damaged = stillDamaged(database, state.missing(), missing);
             long start = continuation(state, mark, missing);
             long lagBound = config.storeMode() == EventHandlerConfig.StoreMode.SYNC ? 0 : config.storeBufferEvents();
             List<MissingRanges.Range> hole = missing.unsaved();
@@ -87,7 +90,7 @@ public final class DatabaseEventStore implements EventStore {
                     StateRecord.LAG_BOUND, lagBound), hole);
             missing.saved(hole);
             IdMark ids = IdMark.reserveAbove(markFile, start, Math.max(IdMark.MIN_BLOCK, config.storeBufferEvents()));
-            DatabaseEventStore store = new DatabaseEventStore(database, ids, config, start, missing);
+            DatabaseEventStore store = new DatabaseEventStore(database, ids, config, start, missing, damaged);
             store.writer.start();
             LOG.info("event store open ({} mode, {}): the sequence continues after {}",
                     config.storeMode().name().toLowerCase(), config.storeUrl(), start);
@@ -100,6 +103,22 @@ public final class DatabaseEventStore implements EventStore {
             database.close();
             throw new SQLException("the event store cannot be read: " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The saved missing ranges that a read once found damaged and that H2 still cannot read (a range begins
+     * where its damage was found), named at start: without this the next run would step around them silently,
+     * its health UP while the file is still damaged. One read of a row per range.
+     */
+    private static DamagedRanges stillDamaged(EventDatabase database, List<MissingRanges.Range> saved,
+                                              MissingRanges missing) {
+        DamagedRanges damaged = new DamagedRanges(missing);
+        for (MissingRanges.Range range : saved) {
+            if (database.unreadable(range.first())) {
+                damaged.found(range, "the start");
+            }
+        }
+        return damaged;
     }
 
     /**
@@ -192,7 +211,7 @@ public final class DatabaseEventStore implements EventStore {
 
     @Override
     public Status status() {
-        return writer.status();
+        return writer.status().withDamagedRanges(damaged.describe());
     }
 
     @Override

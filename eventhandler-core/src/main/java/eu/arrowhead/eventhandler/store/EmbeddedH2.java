@@ -5,8 +5,11 @@ import java.sql.SQLException;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import org.h2.engine.SessionLocal;
+import org.h2.api.ErrorCode;
 import org.h2.jdbc.JdbcConnection;
+import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
+import org.h2.mvstore.MVStoreException;
 
 /**
  * What the event store does to an embedded H2 database's file beyond SQL: how it is opened, kept compact, and
@@ -72,5 +75,23 @@ final class EmbeddedH2 {
             return Optional.empty();
         }
         return Optional.of(local.getDatabase().getStore().getMvStore());
+    }
+
+    /**
+     * Whether a failure, or any of its causes, is H2 finding its file damaged: a page that does not check out
+     * ({@code MVStoreException} with {@code ERROR_FILE_CORRUPT}, which a read reports as SQL error 50000 or 90030).
+     * Such a read fails the same way however often it is retried, unlike a lost connection or a database that
+     * closed itself, which fresh connections cure.
+     */
+    static boolean isCorruption(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause() == cause ? null : cause.getCause()) {
+            if (cause instanceof MVStoreException store && store.getErrorCode() == DataUtils.ERROR_FILE_CORRUPT) {
+                return true;
+            }
+            if (cause instanceof SQLException sql && sql.getErrorCode() == ErrorCode.FILE_CORRUPTED_1) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -269,6 +269,9 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         try {
             try {
                 return sessions.fromStatelessTransaction(read);
+            } catch (DamagedRangeException e) {
+                // Found exactly: the reader steps around it. Read again, H2 would fail the same way.
+                throw e;
             } catch (RuntimeException e) {
                 // The database went away and came back, a proxy cut the connections, or H2 closed itself: every
                 // idle reader connection is as dead as this one was, and the read is worth one more try. Not only
@@ -386,8 +389,10 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     }
 
     /** A page of events of the topics with ids in ({@code afterId}, {@code upToId}] ({@link EventPages#replay}). */
-    EventPages.Page read(long afterId, long upToId, Collection<String> topicKeys, int maxEvents, long maxBytes) {
-        return clientRead(session -> EventPages.replay(session, afterId, upToId, topicKeys, maxEvents, maxBytes));
+    EventPages.Page read(long afterId, long upToId, Collection<String> topicKeys, int maxEvents, long maxBytes,
+                         DamagedRanges damaged) {
+        return clientRead(session -> EventPages.replay(session, afterId, upToId, topicKeys, maxEvents, maxBytes,
+                damaged));
     }
 
     /**
@@ -397,9 +402,18 @@ final class EventDatabase implements BatchSink, AutoCloseable {
      * @param fromMillis, toMillis an inclusive range of timeStamps; {@code null} for no bound
      */
     EventPages.Page query(Collection<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int maxEvents,
-                          long maxBytes) {
+                          long maxBytes, DamagedRanges damaged) {
         return clientRead(session -> EventPages.query(session, topicKeys, fromMillis, toMillis, afterId, maxEvents,
-                maxBytes));
+                maxBytes, damaged));
+    }
+
+    /**
+     * Whether H2 still cannot read the place of {@code id} in the log because its file is damaged there
+     * ({@link DamageProbe}); false on MySQL/MariaDB, whose reads never fail that way.
+     */
+    boolean unreadable(long id) {
+        return upkeep(() -> sessions.fromStatelessTransaction(session -> session.doReturningWork(
+                connection -> DamageProbe.on(connection, probe -> probe.unreadable(id)))));
     }
 
     /** The id of the newest event with a timeStamp before {@code cutoffMillis}, or 0. */

@@ -21,6 +21,11 @@ import org.hibernate.StatelessSession;
  *
  * <p>Memory: at most n ids per topic at a time, and at most {@code maxBytes} of rows (and always one row, so
  * that a page makes progress whatever an event's size).
+ *
+ * <p>Damage: ids in a {@link DamagedRanges damaged range} are never read, and a walk of the primary key stops
+ * short of one (H2 fails a scan that merely reaches a damaged page). A read that fails on damage not yet known
+ * finds it ({@link DamageProbe}) and throws {@link DamagedRangeException}, so that the reader records it and
+ * reads again.
  */
 final class EventPages {
     /** Rows read by primary key in one statement. */
@@ -43,9 +48,9 @@ final class EventPages {
 
     /** Events of the topics in ({@code afterId}, {@code upToId}], oldest first: a page of a replay. */
     static Page replay(StatelessSession session, long afterId, long upToId, Collection<String> topicKeys,
-                       int maxEvents, long maxBytes) {
+                       int maxEvents, long maxBytes, DamagedRanges damaged) {
         long[] ids = firstIds(session, afterId, upToId, topicKeys, maxEvents);
-        return rows(session, ids, ids.length == maxEvents, maxBytes, null, null, maxEvents);
+        return rows(session, afterId, ids, ids.length == maxEvents, maxBytes, null, null, maxEvents, damaged);
     }
 
     /**
@@ -54,26 +59,29 @@ final class EventPages {
      * and the page may hold fewer than {@code limit} events, even none, with more to come.
      */
     static Page query(StatelessSession session, Collection<String> topicKeys, Long fromMillis, Long toMillis,
-                      long afterId, int limit, long maxBytes) {
+                      long afterId, int limit, long maxBytes, DamagedRanges damaged) {
         boolean timeRange = fromMillis != null || toMillis != null;
         int examined = timeRange ? limit * SCAN_FACTOR : limit;
-        long[] ids = topicKeys.isEmpty() ? firstIdsOfAll(session, afterId, examined)
+        long[] ids = topicKeys.isEmpty() ? firstIdsOfAll(session, afterId, examined, damaged)
                 : firstIds(session, afterId, Long.MAX_VALUE, topicKeys, examined);
-        return rows(session, ids, ids.length == examined, maxBytes, timeRange ? fromMillis : null,
-                timeRange ? toMillis : null, limit);
+        return rows(session, afterId, ids, ids.length == examined, maxBytes, timeRange ? fromMillis : null,
+                timeRange ? toMillis : null, limit, damaged);
     }
 
     /**
      * Reads the rows of {@code ids} in order, a chunk at a time, until {@code maxBytes} or {@code limit} rows
-     * (those outside the time range read and skipped).
+     * (those outside the time range read and skipped; those in damaged ranges not read).
      */
-    private static Page rows(StatelessSession session, long[] ids, boolean idsFull, long maxBytes, Long fromMillis,
-                             Long toMillis, int limit) {
+    private static Page rows(StatelessSession session, long afterId, long[] ids, boolean idsFull, long maxBytes,
+                             Long fromMillis, Long toMillis, int limit, DamagedRanges damaged) {
         List<EventRecord> rows = new ArrayList<>();
         long bytes = 0;
         long lastScanned = 0;
-        for (int from = 0; from < ids.length; from += LOOKUP_CHUNK) {
-            List<Long> chunk = Arrays.stream(ids, from, Math.min(ids.length, from + LOOKUP_CHUNK)).boxed().toList();
+        long[] readable = Arrays.stream(ids).filter(id -> !damaged.contains(id)).toArray();
+        for (int from = 0; from < readable.length; from += LOOKUP_CHUNK) {
+            List<Long> chunk = Arrays.stream(readable, from, Math.min(readable.length, from + LOOKUP_CHUNK)).boxed()
+                    .toList();
+            long readableBelow = from == 0 ? afterId : readable[from - 1];
             // Scrolled a few rows at a time, never loaded whole: 256 events near the payload limit are 16 MiB.
             try (ScrollableResults<EventRecord> found = session.createSelectionQuery(
                             "from EventRecord e where e.id in (:ids) order by e.id", EventRecord.class)
@@ -90,12 +98,36 @@ final class EventPages {
                         bytes += row.json().length();
                     }
                 }
+            } catch (RuntimeException e) {
+                throw damageIn(session, e, chunk, readableBelow);
             }
         }
         if (ids.length > 0) {
             lastScanned = ids[ids.length - 1];
         }
         return new Page(rows, lastScanned, idsFull);
+    }
+
+    /**
+     * What a failed read of {@code chunk}'s rows was: the damaged range that holds its first unreadable id, or,
+     * if H2's file is not damaged there, the failure itself.
+     */
+    private static RuntimeException damageIn(StatelessSession session, RuntimeException failure, List<Long> chunk,
+                                             long readableBelow) {
+        if (!EmbeddedH2.isCorruption(failure)) {
+            return failure;
+        }
+        MissingRanges.Range range = session.doReturningWork(connection -> DamageProbe.on(connection, probe -> {
+            long below = readableBelow;
+            for (long id : chunk) {
+                if (probe.unreadable(id)) {
+                    return probe.runAround(id, below);
+                }
+                below = id;
+            }
+            return null;
+        }));
+        return range == null ? failure : new DamagedRangeException(range);
     }
 
     /**
@@ -119,11 +151,74 @@ final class EventPages {
         return first;
     }
 
-    private static long[] firstIdsOfAll(StatelessSession session, long afterId, int count) {
-        return session.createSelectionQuery("select e.id from EventRecord e where e.id > :after order by e.id",
-                        Long.class)
-                .setParameter("after", afterId).setMaxResults(count).getResultList()
-                .stream().mapToLong(Long::longValue).toArray();
+    /** The first {@code count} ids after {@code afterId}, walking the primary key around damaged ranges. */
+    private static long[] firstIdsOfAll(StatelessSession session, long afterId, int count, DamagedRanges damaged) {
+        List<Long> ids = new ArrayList<>();
+        long from = afterId + 1;
+        while (ids.size() < count && from > 0) {
+            if (damaged.contains(from)) {
+                from = damaged.lastOf(from) + 1;
+                continue;
+            }
+            long to = damaged.nextAfter(from) - 1;
+            int limit = (int) Math.min(count - ids.size(), to - from + 1);
+            ids.addAll(walk(session, from, to, limit));
+            if (to == Long.MAX_VALUE - 1) {
+                break;
+            }
+            from = to + 1;
+        }
+        return ids.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /**
+     * Up to {@code limit} ids in [{@code from}, {@code to}] in order. Stated as {@code id >= from}: H2 starts a
+     * scan at the page of its lower bound, and {@code id > from - 1} would start in a damaged page that ends there.
+     * A scan that finds fewer ids than its limit reads the page after {@code to}; should that be damaged, the
+     * longest limit that stops before it is found by halving.
+     */
+    private static List<Long> walk(StatelessSession session, long from, long to, int limit) {
+        try {
+            return scan(session, from, to, limit);
+        } catch (RuntimeException e) {
+            if (!EmbeddedH2.isCorruption(e)) {
+                throw e;
+            }
+            int good = 0;
+            List<Long> found = List.of();
+            int bad = limit;
+            while (bad - good > 1) {
+                int mid = (good + bad) >>> 1;
+                try {
+                    found = scan(session, from, to, mid);
+                    good = mid;
+                } catch (RuntimeException again) {
+                    bad = mid;
+                }
+            }
+            if (to < Long.MAX_VALUE - 1) {
+                return found;
+            }
+            // No damage known ahead: it starts after what was found.
+            long readableBelow = found.isEmpty() ? from - 1 : found.get(found.size() - 1);
+            MissingRanges.Range range = session.doReturningWork(connection -> DamageProbe.on(connection, probe -> {
+                long first = probe.firstUnreadableFrom(readableBelow + 1);
+                return first < 0 ? null : probe.runAround(first, readableBelow);
+            }));
+            if (range == null) {
+                throw e;
+            }
+            throw new DamagedRangeException(range);
+        }
+    }
+
+    private static List<Long> scan(StatelessSession session, long from, long to, int limit) {
+        if (limit == 0) {
+            return List.of();
+        }
+        return session.createSelectionQuery("select e.id from EventRecord e where e.id >= :from and e.id <= :to"
+                        + " order by e.id", Long.class)
+                .setParameter("from", from).setParameter("to", to).setMaxResults(limit).getResultList();
     }
 
     /** The {@code count} smallest of two ascending lists of distinct ids, ascending. */

@@ -100,10 +100,27 @@ public interface EventStore extends EventJournal, SubscriptionStore {
      * @param failedTransactions write transactions that failed (and were retried)
      * @param lastError          why the database cannot be written, while DOWN
      * @param downSince          since when the store is DOWN
+     * @param damagedRanges      ranges of ids ({@code first-last}) that H2 cannot read because its file is damaged:
+     *                           skipped, told to resumes as missing, and the server DEGRADED until the file is
+     *                           repaired
      */
     record Status(String mode, String status, long bufferedEvents, long bufferedBytes, long lastLoggedId,
                   long deletedUpTo, int missingRanges, long writtenEvents, long droppedEvents,
-                  long refusedPublishes, long failedTransactions, String lastError, String downSince) {
+                  long refusedPublishes, long failedTransactions, String lastError, String downSince,
+                  List<String> damagedRanges) {
+
+        /** This state with the damaged ranges known. */
+        Status withDamagedRanges(List<String> ranges) {
+            return new Status(mode, status, bufferedEvents, bufferedBytes, lastLoggedId, deletedUpTo, missingRanges,
+                    writtenEvents, droppedEvents, refusedPublishes, failedTransactions, lastError, downSince,
+                    List.copyOf(ranges));
+        }
+
+        /** Whether every event the log holds can be read. */
+        @JsonIgnore
+        public boolean isReadable() {
+            return damagedRanges.isEmpty();
+        }
 
         /** Whether the store writes. */
         @JsonIgnore

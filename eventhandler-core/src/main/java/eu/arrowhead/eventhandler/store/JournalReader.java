@@ -20,25 +20,48 @@ import java.util.Set;
  * thread-safe.
  */
 final class JournalReader {
+    /** Damaged ranges one read may find before it gives up for now (each found is stepped around from then on). */
+    private static final int MAX_DAMAGE_PER_READ = 16;
+
     private final EventDatabase database;
     private final JournalWriter writer;
     private final long maxPageBytes;
+    private final DamagedRanges damaged;
 
     /**
      * @param maxPageBytes about the most event JSON one page holds (a page has at least one event whatever its
      *                     size): what one read may add to the heap, bounded however large a page's count
      */
-    JournalReader(EventDatabase database, JournalWriter writer, long maxPageBytes) {
+    JournalReader(EventDatabase database, JournalWriter writer, long maxPageBytes, DamagedRanges damaged) {
         this.database = database;
         this.writer = writer;
         this.maxPageBytes = maxPageBytes;
+        this.damaged = damaged;
     }
 
     /**
-     * See {@link eu.arrowhead.eventhandler.topic.EventJournal#read}. The writer's buffer is taken first and
-     * the database second: events leave the buffer only after their commit, so each is seen exactly once.
+     * See {@link eu.arrowhead.eventhandler.topic.EventJournal#read}. A read that finds ids H2 cannot read records
+     * them as damaged (and so missing: the page tells of them) and is read again around them.
      */
     LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
+        for (int found = 0; ; found++) {
+            try {
+                return readOnce(afterId, upToId, topicKeys, filter, maxEvents);
+            } catch (DamagedRangeException e) {
+                damaged.found(e.range(), "a read");
+                if (found == MAX_DAMAGE_PER_READ) {
+                    throw new HubUnavailableException("the event store's file is damaged in many places; resume"
+                            + " again later");
+                }
+            }
+        }
+    }
+
+    /**
+     * The writer's buffer is taken first and the database second: events leave the buffer only after their commit,
+     * so each is seen exactly once.
+     */
+    private LogPage readOnce(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
         JournalWriter.Unwritten unwritten = writer.unwritten(afterId, upToId, topicKeys);
         List<ReplayGap> gaps = unwritten.gaps();
         long committed = unwritten.committedUpTo();
@@ -47,8 +70,9 @@ final class JournalReader {
         long readAfter = Math.max(afterId, unwritten.deletedUpTo());
         if (readAfter < Math.min(upToId, committed)) {
             try {
-                page = database.read(readAfter, Math.min(upToId, committed), topicKeys, maxEvents, maxPageBytes);
-            } catch (HubUnavailableException e) {
+                page = database.read(readAfter, Math.min(upToId, committed), topicKeys, maxEvents, maxPageBytes,
+                        damaged);
+            } catch (HubUnavailableException | DamagedRangeException e) {
                 throw e;
             } catch (RuntimeException e) {
                 throw new HubUnavailableException("the event store cannot be read now ("
@@ -64,6 +88,10 @@ final class JournalReader {
                 events.add(event);
             }
             lastRead = row.id();
+        }
+        if (page.more()) {
+            // Rows examined but not returned (damaged, or by bytes) lie behind the next page's start.
+            lastRead = Math.max(lastRead, page.lastScanned());
         }
         // The database may hold more of the range than the page took (by count or by bytes): the buffered
         // events come after those, on a later page. A full page that reached upToId left nothing behind: the
@@ -109,10 +137,22 @@ final class JournalReader {
 
     /** See {@link EventStore#query}. */
     EventStore.QueryPage query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit) {
+        for (int found = 0; found < MAX_DAMAGE_PER_READ; found++) {
+            try {
+                return queryOnce(topicKeys, fromMillis, toMillis, afterId, limit);
+            } catch (DamagedRangeException e) {
+                damaged.found(e.range(), "a read");
+            }
+        }
+        throw new HubUnavailableException("the event store's file is damaged in many places; ask again later");
+    }
+
+    private EventStore.QueryPage queryOnce(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId,
+                                           int limit) {
         EventPages.Page page;
         try {
-            page = database.query(topicKeys, fromMillis, toMillis, afterId, limit, maxPageBytes);
-        } catch (HubUnavailableException e) {
+            page = database.query(topicKeys, fromMillis, toMillis, afterId, limit, maxPageBytes, damaged);
+        } catch (HubUnavailableException | DamagedRangeException e) {
             throw e;
         } catch (RuntimeException e) {
             throw new HubUnavailableException("the event store cannot be read now (" + EventDatabase.describe(e)

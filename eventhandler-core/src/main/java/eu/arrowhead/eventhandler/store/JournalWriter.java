@@ -501,7 +501,7 @@ final class JournalWriter {
             return new EventStore.Status(mode.name().toLowerCase(), up ? "UP" : "DOWN", buffer.events(),
                     buffer.bytes(), committedUpTo, missing.deletedUpTo(), missing.count(), written.sum(),
                     dropped.sum(), refused.sum(), failedTransactions.sum(), up ? null : lastError,
-                    since == null ? null : since.toString());
+                    since == null ? null : since.toString(), List.of());
         } finally {
             lock.unlock();
         }

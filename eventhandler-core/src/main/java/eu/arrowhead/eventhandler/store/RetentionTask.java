@@ -20,6 +20,8 @@ final class RetentionTask {
     private final Duration retentionAge;
     private final long retentionEvents;
     private final Duration checkEvery;
+    /** Whether retention said it cannot read past a damaged file: said once a run, not every check. */
+    private boolean toldOfDamage;
 
     /**
      * @param retentionAge    events older than this are deleted; zero keeps them
@@ -62,7 +64,16 @@ final class RetentionTask {
                 LOG.info("retention deleted {} events up to id {}", deleted, upTo);
             }
         } catch (RuntimeException e) {
-            LOG.warn("retention could not run: {}; it will run again", EventDatabase.describe(e));
+            if (!EmbeddedH2.isCorruption(e)) {
+                LOG.warn("retention could not run: {}; it will run again", EventDatabase.describe(e));
+            } else if (!toldOfDamage) {
+                // The damage does not go away by itself: counting and deleting events across it fails every time.
+                toldOfDamage = true;
+                LOG.warn("retention cannot run while the event log's file is damaged ({}); it is tried again"
+                        + " every check without saying so", EventDatabase.describe(e));
+            } else {
+                LOG.debug("retention could not run: {}", EventDatabase.describe(e));
+            }
         }
     }
 
