@@ -15,6 +15,7 @@ public record PushConfig(
         Duration retryMaxBackoff,
         Duration connectTimeout,
         Duration responseTimeout,
+        int connectionsPerTarget,
         int senderThreads) {
 
     /** The pause before retry {@code retry + 1} (from 0): doubling from the initial backoff, capped. */
@@ -33,6 +34,7 @@ public record PushConfig(
                 Duration.ofMillis(v.longInteger("push.retry-max-millis", 1, 3_600_000)),
                 v.seconds("push.connect-timeout-seconds", 1),
                 v.seconds("push.response-timeout-seconds", 1),
+                v.integer("push.connections-per-target", 1, 1000),
                 v.threads("push.sender-threads"));
     }
 }

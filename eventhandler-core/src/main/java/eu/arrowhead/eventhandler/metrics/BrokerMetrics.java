@@ -183,6 +183,9 @@ public final class BrokerMetrics {
                         + " charged (push.total-max-bytes)", subscriptions.queuedBytes()),
                 gauge("eventhandler_push_subscriptions_bytes", "Heap the push subscriptions are estimated to"
                         + " hold (push.total-max-bytes)", subscriptions.subscriptionBytes()),
+                gauge("eventhandler_push_connections", "Connections open to push subscribers, in use or kept"
+                        + " alive (one per subscription at most: each has one POST in flight)",
+                        sender.openConnections()),
                 counter("eventhandler_push_delivered_events", "Events POSTed to push subscribers with a 2xx"
                         + " answer", sender.delivered()),
                 counter("eventhandler_push_failed_attempts", "POSTs to push subscribers that failed (each retry"

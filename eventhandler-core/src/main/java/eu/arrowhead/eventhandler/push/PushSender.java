@@ -8,7 +8,13 @@ import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import javax.net.ssl.SSLContext;
@@ -16,6 +22,7 @@ import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.async.CloseableHttpAsyncClient;
 import org.apache.hc.client5.http.impl.async.HttpAsyncClients;
+import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManager;
 import org.apache.hc.client5.http.impl.nio.PoolingAsyncClientConnectionManagerBuilder;
 import org.apache.hc.client5.http.ssl.ClientTlsStrategyBuilder;
 import org.apache.hc.client5.http.ssl.NoopHostnameVerifier;
@@ -28,6 +35,7 @@ import org.apache.hc.core5.http.nio.entity.DiscardingEntityConsumer;
 import org.apache.hc.core5.http.nio.support.AsyncRequestBuilder;
 import org.apache.hc.core5.http.nio.support.BasicResponseConsumer;
 import org.apache.hc.core5.io.CloseMode;
+import org.apache.hc.core5.pool.PoolStats;
 import org.apache.hc.core5.reactor.IOReactorConfig;
 import org.apache.hc.core5.util.TimeValue;
 import org.apache.hc.core5.util.Timeout;
@@ -48,6 +56,7 @@ public final class PushSender implements AutoCloseable {
     private static final TimeValue SHUTDOWN_WAIT = TimeValue.ofMilliseconds(200);
 
     private final CloseableHttpAsyncClient client;
+    private final PoolingAsyncClientConnectionManager connections;
     private final ScheduledThreadPoolExecutor dispatch;
     private final int maxRetries;
     private final PushConfig config;
@@ -58,6 +67,8 @@ public final class PushSender implements AutoCloseable {
     private final LongAdder droppedRetriesExhausted = new LongAdder();
     /** Subscribers with a body being sent or waiting for a retry; guarded by this for the idle wait. */
     private final AtomicInteger busy = new AtomicInteger();
+    /** POSTs under way, cancelled at the stop so that the client's I/O threads end before it is closed. */
+    private final Set<Future<?>> inFlight = ConcurrentHashMap.newKeySet();
     /** The last event offered and its body, shared by every push subscriber of it; hub lock only. */
     private PublishedEvent lastEvent;
     private PushBody lastBody;
@@ -67,14 +78,14 @@ public final class PushSender implements AutoCloseable {
      *                   {@code null} for plain http
      */
     public PushSender(PushConfig config, SSLContext sslContext) {
-        // One connection per subscription at most, since each has at most one POST in flight.
+        // Each subscription has at most one POST in flight; those to one subscriber share its connections.
         int maxConnections = config.maxSubscriptions();
         this.maxRetries = config.maxRetries();
         this.config = config;
         this.https = sslContext != null;
-        PoolingAsyncClientConnectionManagerBuilder connections = PoolingAsyncClientConnectionManagerBuilder.create()
+        PoolingAsyncClientConnectionManagerBuilder pool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setMaxConnTotal(maxConnections)
-                .setMaxConnPerRoute(maxConnections)
+                .setMaxConnPerRoute(config.connectionsPerTarget())
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
                         .setConnectTimeout(Timeout.of(config.connectTimeout()))
                         .setSocketTimeout(Timeout.of(config.responseTimeout()))
@@ -82,11 +93,12 @@ public final class PushSender implements AutoCloseable {
                         .build());
         if (sslContext != null) {
             // Arrowhead certificates name systems, not hosts: trust comes from the local cloud's CA.
-            connections.setTlsStrategy(ClientTlsStrategyBuilder.create().setSslContext(sslContext)
+            pool.setTlsStrategy(ClientTlsStrategyBuilder.create().setSslContext(sslContext)
                     .setHostnameVerifier(NoopHostnameVerifier.INSTANCE).buildAsync());
         }
+        this.connections = pool.build();
         this.client = HttpAsyncClients.custom()
-                .setConnectionManager(connections.build())
+                .setConnectionManager(connections)
                 .setIOReactorConfig(IOReactorConfig.custom().setIoThreadCount(config.senderThreads()).build())
                 .setThreadFactory(NamedThreads.daemons("eh-push-io"))
                 .setDefaultRequestConfig(RequestConfig.custom()
@@ -96,6 +108,10 @@ public final class PushSender implements AutoCloseable {
                 .disableAutomaticRetries()
                 .disableRedirectHandling()
                 .disableCookieManagement()
+                // HttpClient ties a connection whose TLS session carries a client certificate to that principal,
+                // and leases it only to requests that present the same: none of ours does, so every POST opened
+                // a new mutual-TLS connection (thousands open per subscriber). Ours is the one identity there is.
+                .disableConnectionState()
                 .evictIdleConnections(TimeValue.ofSeconds(60))
                 .build();
         this.dispatch = new ScheduledThreadPoolExecutor(config.senderThreads(),
@@ -169,6 +185,10 @@ public final class PushSender implements AutoCloseable {
         }
         post(subscriber.target(), json, why -> {
             if (why == null) {
+                int failures = subscriber.succeeded();
+                if (failures > 0) {
+                    LOG.info("push to {} works again after {} failed POSTs", subscriber.target(), failures);
+                }
                 continueWith(subscriber);
             } else {
                 failed(subscriber, body, retry, why);
@@ -190,15 +210,30 @@ public final class PushSender implements AutoCloseable {
         });
     }
 
+    /**
+     * One POST, cut off at {@code push.response-timeout-seconds} from its start: HttpClient's own response
+     * timeout is a wait for the next bytes, which a subscriber trickling its answer never lets expire.
+     */
     private void post(URI target, byte[] json, Consumer<String> done) {
         var request = AsyncRequestBuilder.post(target)
                 .setEntity(AsyncEntityProducers.create(json, ContentType.APPLICATION_JSON))
                 .build();
+        AtomicReference<Future<?>> exchange = new AtomicReference<>();
+        AtomicBoolean timedOut = new AtomicBoolean();
+        ScheduledFuture<?> deadline;
         try {
-            client.execute(request, new BasicResponseConsumer<>(new DiscardingEntityConsumer<>()),
+            deadline = dispatch.schedule(() -> cutOff(exchange.get(), timedOut), config.responseTimeout().toMillis(),
+                    TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            done.accept("the Event Handler is stopping");
+            return;
+        }
+        try {
+            exchange.set(client.execute(request, new BasicResponseConsumer<>(new DiscardingEntityConsumer<>()),
                     new FutureCallback<Message<HttpResponse, Void>>() {
                         @Override
                         public void completed(Message<HttpResponse, Void> response) {
+                            ended(exchange.get(), deadline);
                             int status = response.getHead().getCode();
                             if (status >= 200 && status < 300) {
                                 delivered.increment();
@@ -210,21 +245,51 @@ public final class PushSender implements AutoCloseable {
 
                         @Override
                         public void failed(Exception e) {
+                            ended(exchange.get(), deadline);
                             done.accept(e.toString());
                         }
 
                         @Override
                         public void cancelled() {
-                            done.accept("cancelled");
+                            ended(exchange.get(), deadline);
+                            done.accept(timedOut.get() ? "no whole answer within push.response-timeout-seconds ("
+                                    + config.responseTimeout().toSeconds() + " s)" : "cancelled: the Event Handler is stopping");
                         }
-                    });
+                    }));
+            inFlight.add(exchange.get());
+            if (exchange.get().isDone()) {
+                // Ended before it was added: its callback found nothing to remove.
+                inFlight.remove(exchange.get());
+            }
         } catch (RuntimeException e) {
+            deadline.cancel(false);
             done.accept(e.toString());
+        }
+    }
+
+    private void ended(Future<?> exchange, ScheduledFuture<?> deadline) {
+        deadline.cancel(false);
+        if (exchange != null) {
+            inFlight.remove(exchange);
+        }
+    }
+
+    /** The deadline of a POST passed: ends it (its callback is told), and the connection with it. */
+    private static void cutOff(Future<?> exchange, AtomicBoolean timedOut) {
+        timedOut.set(true);
+        if (exchange != null) {
+            exchange.cancel(true);
         }
     }
 
     private void failed(PushSubscriber subscriber, PushBody body, int retry, String why) {
         failedAttempts.increment();
+        if (subscriber.failedOnce() && !dispatch.isShutdown()) {
+            // One line when a subscriber starts failing and one when it works again: a subscriber that is down
+            // for hours must not fill the log. The failures between are counted (eventhandler_push_failed_attempts).
+            LOG.warn("push to {} failed ({}); retrying up to push.max-retries ({}) times per event, and saying"
+                    + " no more until it works again", subscriber.target(), why, maxRetries);
+        }
         if (retry < maxRetries) {
             LOG.debug("POST to {} failed ({}); retry {} of {}", subscriber.target(), why, retry + 1, maxRetries);
             try {
@@ -263,6 +328,12 @@ public final class PushSender implements AutoCloseable {
         return true;
     }
 
+    /** Connections open to push subscribers, in use or kept alive: at most one per subscription. */
+    public int openConnections() {
+        PoolStats stats = connections.getTotalStats();
+        return stats.getLeased() + stats.getAvailable();
+    }
+
     /** Events POSTed with a 2xx answer. */
     public long delivered() {
         return delivered.sum();
@@ -287,7 +358,10 @@ public final class PushSender implements AutoCloseable {
     public void close() {
         dispatch.shutdownNow();
         // A graceful close would wait up to its own 5 s for subscribers that still hang; the grace period
-        // for them has passed by now (see awaitIdle), so idle connections get a moment to close cleanly.
+        // for them has passed by now (see awaitIdle). Their POSTs are cancelled, so that the I/O threads end
+        // within the short wait: closing the client under a thread still ending makes HttpClient log a
+        // ClosedSelectorException with its stack trace.
+        inFlight.forEach(exchange -> exchange.cancel(true));
         client.initiateShutdown();
         try {
             client.awaitShutdown(SHUTDOWN_WAIT);

@@ -38,6 +38,8 @@ final class PushSubscriber implements Subscriber, PushDelivery {
     /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
     private boolean sending;
     private boolean closed;
+    /** Guarded by this: POSTs that failed since the last that succeeded; the sender logs a run's start and end. */
+    private int failedInARow;
 
     PushSubscriber(Hub hub, PushSender sender, int capacity, PushBudget budget, PushRules rules) {
         this.hub = hub;
@@ -125,6 +127,18 @@ final class PushSubscriber implements Subscriber, PushDelivery {
         long cost = PushBudget.cost(body);
         queuedBytes -= cost;
         budget.released(cost);
+    }
+
+    /** @return whether this failure starts a run of them: the first since a POST succeeded */
+    synchronized boolean failedOnce() {
+        return failedInARow++ == 0;
+    }
+
+    /** @return how many POSTs had failed in a row before this one succeeded */
+    synchronized int succeeded() {
+        int failures = failedInARow;
+        failedInARow = 0;
+        return failures;
     }
 
     synchronized boolean closed() {

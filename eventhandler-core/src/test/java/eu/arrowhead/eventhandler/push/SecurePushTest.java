@@ -14,6 +14,7 @@ import eu.arrowhead.eventhandler.testing.TestPki;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.junit.jupiter.api.AfterAll;
@@ -79,6 +80,43 @@ class SecurePushTest {
             assertEquals(200, published.statusCode(), published.body());
             endpoint.awaitEvents(1);
             assertEquals(List.of("overheat"), endpoint.payloads());
+            assertEquals(200, subscriber.send(new HttpDelete(subscriber.uri(unsubscribe("subscriber"))))
+                    .statusCode());
+        }
+    }
+
+    /**
+     * POSTs to one subscriber reuse kept-alive TLS connections: a connection per POST (HttpClient tied each pooled
+     * connection to the client certificate's principal, which no request presented) left thousands open and ran a
+     * 4.x subscriber out of memory. Now at most two are open at any time (a POST may start before the connection of
+     * the one before is back in the pool; the spare closes once idle), as {@code /metrics} shows.
+     */
+    @Test
+    void pushesToOneSubscriberReuseTheirTlsConnections() throws Exception {
+        int events = 1_000;
+        double openBefore = sysop.metric("eventhandler_push_connections");
+        double mostOpen = 0;
+        try (StandInSubscriber endpoint = StandInSubscriber.healthyOverTls(pki)) {
+            Reply subscribed = subscriber.post("/eventhandler/subscribe",
+                    endpoint.subscription("subscriber", "alarms", ""));
+            assertEquals(200, subscribed.statusCode(), subscribed.body());
+            List<String> sent = new ArrayList<>();
+            for (int i = 0; i < events; i++) {
+                Reply published = publisher.post("/eventhandler/publish", "{\"eventType\":\"alarms\",\"payload\":\"e"
+                        + i + "\",\"source\":{\"systemName\":\"publisher\"}}");
+                assertEquals(200, published.statusCode(), published.body());
+                sent.add("e" + i);
+                if (i % 100 == 0) {
+                    mostOpen = Math.max(mostOpen, sysop.metric("eventhandler_push_connections"));
+                }
+            }
+            endpoint.awaitEvents(events);
+            assertEquals(sent, endpoint.payloads(), "every event once, in order");
+            mostOpen = Math.max(mostOpen, sysop.metric("eventhandler_push_connections"));
+            assertTrue(mostOpen >= 1 && mostOpen <= openBefore + 2, "at most 2 open at a time: " + mostOpen + " ("
+                    + openBefore + " before, kept alive to the other tests' subscribers)");
+            assertTrue(endpoint.connections() <= events / 50, events + " POSTs came on " + endpoint.connections()
+                    + " connections");
             assertEquals(200, subscriber.send(new HttpDelete(subscriber.uri(unsubscribe("subscriber"))))
                     .statusCode());
         }

@@ -13,7 +13,9 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +32,8 @@ public final class StandInSubscriber implements AutoCloseable {
 
     private final HttpServer server;
     private final List<String> bodies = new ArrayList<>();
+    /** The client end of every connection a POST came on. */
+    private final Set<InetSocketAddress> connections = new HashSet<>();
     private final CountDownLatch hold;
     private final IntUnaryOperator statusOfRequest;
     private int requests;
@@ -51,6 +55,7 @@ public final class StandInSubscriber implements AutoCloseable {
             }
             int status;
             synchronized (this) {
+                connections.add(exchange.getRemoteAddress());
                 status = statusOfRequest.applyAsInt(++requests);
                 if (status == 200) {
                     bodies.add(body);
@@ -105,6 +110,11 @@ public final class StandInSubscriber implements AutoCloseable {
 
     public synchronized int requests() {
         return requests;
+    }
+
+    /** How many connections the POSTs came on, so far. */
+    public synchronized int connections() {
+        return connections.size();
     }
 
     /** The payloads received with 200, in order. */
