@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.config;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Arrowhead 4.x push subscriptions: how events are POSTed to subscribers' notify URIs. The keys are
@@ -15,7 +16,9 @@ public record PushConfig(
         Duration retryMaxBackoff,
         Duration connectTimeout,
         Duration responseTimeout,
-        int senderThreads) {
+        int senderThreads,
+        List<AddressRange> allowedTargets,
+        List<AddressRange> deniedTargets) {
 
     /** The pause before retry {@code retry + 1} (from 0): doubling from the initial backoff, capped. */
     public Duration backoff(long retry) {
@@ -33,6 +36,8 @@ public record PushConfig(
                 Duration.ofMillis(v.longInteger("push.retry-max-millis", 1, 3_600_000)),
                 v.seconds("push.connect-timeout-seconds", 1),
                 v.seconds("push.response-timeout-seconds", 1),
-                v.threads("push.sender-threads"));
+                v.threads("push.sender-threads"),
+                v.addressRanges("push.allowed-targets"),
+                v.addressRanges("push.denied-targets"));
     }
 }
