@@ -28,15 +28,15 @@ public final class PushLoopGuard {
      * @throws RequestException 400 if the request was pushed by an Event Handler
      */
     void check(Request request) {
-        String hop = request.getHeader(HEADER);
-        if (hop == null) {
+        if (request.getHeader(HEADER) == null) {
             return;
         }
         long held = refusals.pass();
         if (held >= 0) {
-            LOG.warn("refused a request pushed by an Event Handler ({}: {}) from {} to {}: a push subscription there"
+            // The header's value is the sender's text: it is not logged.
+            LOG.warn("refused a request pushed by an Event Handler ({}) from {} to {}: a push subscription there"
                     + " names an Event Handler's endpoint as its notify URI; remove it ({} more such refusals in the"
-                    + " last {} s were not logged)", HEADER, hop, request.getRemoteAddr(), request.getRequestURI(),
+                    + " last {} s were not logged)", HEADER, request.getRemoteAddr(), request.getRequestURI(),
                     held, refusals.intervalSeconds());
         }
         throw new RequestException(400, ExceptionType.INVALID_PARAMETER, "the request carries " + HEADER
