@@ -21,9 +21,11 @@ import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
 import eu.arrowhead.eventhandler.publish.PublishHandler;
+import eu.arrowhead.eventhandler.push.OwnEndpoint;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.push.SubscriptionsResource;
+import eu.arrowhead.eventhandler.push.TargetPolicy;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.security.AccessRules;
 import eu.arrowhead.eventhandler.security.Authorizer;
@@ -222,7 +224,10 @@ public final class EventHandlerServer implements AutoCloseable {
         // Deletes can take a while; on their own thread they never hold up heartbeats.
         ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-store-retention"));
 
-        PushSender pushSender = new PushSender(config.push(), tls == null ? null : tls.context());
+        OwnEndpoint ownEndpoint = new OwnEndpoint(config.serverPort(), config.serverHost(),
+                config.serviceRegistry().systemAddress());
+        PushSender pushSender = new PushSender(config.push(), tls == null ? null : tls.context(),
+                new TargetPolicy(config.push(), ownEndpoint));
         PushSubscriptions pushSubscriptions;
         try {
             pushSubscriptions = cluster == null
@@ -321,6 +326,8 @@ public final class EventHandlerServer implements AutoCloseable {
                 throw new IOException("cannot listen on " + config.serverHost() + ":" + config.serverPort() + ": "
                         + e.getMessage(), e);
             }
+            // server.port 0: the port is known only now; no subscription could name it before.
+            ownEndpoint.listening(http.getListener(LISTENER).getPort());
             if (cluster != null) {
                 cluster.start(hub, supervisor);
             }

@@ -146,6 +146,23 @@ final class ConfigValues {
         return List.copyOf(origins);
     }
 
+    /** A comma-separated list of CIDR blocks ({@link AddressRange}); empty for none. */
+    List<AddressRange> addressRanges(String key) {
+        List<AddressRange> ranges = new ArrayList<>();
+        for (String item : text(key).split(",")) {
+            if (item.isBlank()) {
+                continue;
+            }
+            try {
+                ranges.add(AddressRange.parse(item));
+            } catch (IllegalArgumentException e) {
+                throw invalid(key, text(key), "a comma-separated list of CIDR blocks such as 169.254.0.0/16,fe80::/10"
+                        + " (IP addresses, not host names); " + e.getMessage());
+            }
+        }
+        return List.copyOf(ranges);
+    }
+
     /** An http or https URI without a trailing slash. */
     URI httpUri(String key) {
         String value = text(key);

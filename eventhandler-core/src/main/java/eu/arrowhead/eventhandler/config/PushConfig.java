@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.config;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Arrowhead 4.x push subscriptions: how events are POSTed to subscribers' notify URIs. The keys are
@@ -16,7 +17,9 @@ public record PushConfig(
         Duration connectTimeout,
         Duration responseTimeout,
         int connectionsPerTarget,
-        int senderThreads) {
+        int senderThreads,
+        List<AddressRange> allowedTargets,
+        List<AddressRange> deniedTargets) {
 
     /** The pause before retry {@code retry + 1} (from 0): doubling from the initial backoff, capped. */
     public Duration backoff(long retry) {
@@ -35,6 +38,8 @@ public record PushConfig(
                 v.seconds("push.connect-timeout-seconds", 1),
                 v.seconds("push.response-timeout-seconds", 1),
                 v.integer("push.connections-per-target", 1, 1000),
-                v.threads("push.sender-threads"));
+                v.threads("push.sender-threads"),
+                v.addressRanges("push.allowed-targets"),
+                v.addressRanges("push.denied-targets"));
     }
 }

@@ -55,6 +55,7 @@ public final class AdmissionControl extends HttpHandler {
     private final Semaphore permits;
     private final CorsPolicy cors;
     private final RequestBodies bodies;
+    private final PushLoopGuard pushLoops = new PushLoopGuard();
     private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
 
     /**
@@ -105,6 +106,7 @@ public final class AdmissionControl extends HttpHandler {
             request.setAttribute(Caller.ATTRIBUTE, ClientCertificates.caller(request));
         }
         try {
+            pushLoops.check(request);
             if (!cors.admit(request, response)) {
                 return;
             }

@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.push;
 
 import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.PushConfig;
+import eu.arrowhead.eventhandler.http.PushLoopGuard;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.net.URI;
 import java.time.Duration;
@@ -48,6 +49,9 @@ import org.slf4j.LoggerFactory;
  * delays nobody else. Each subscriber has at most one POST in flight (its order is kept); a failed POST is
  * retried after a backoff, scheduled rather than slept, up to {@code push.max-retries} times.
  *
+ * <p>It connects only to addresses the {@link TargetPolicy} allows ({@link GuardedDnsResolver}), and every POST
+ * carries {@link PushLoopGuard#HEADER}, which every Event Handler refuses: no push can loop.
+ *
  * <p>Threads, whatever the number of subscribers: {@code push.sender-threads} I/O threads of the client, and
  * as many dispatch threads that start requests, encode bodies and run retries when they are due.
  */
@@ -61,6 +65,7 @@ public final class PushSender implements AutoCloseable {
     private final int maxRetries;
     private final PushConfig config;
     private final boolean https;
+    private final TargetPolicy targets;
     private final LongAdder delivered = new LongAdder();
     private final LongAdder failedAttempts = new LongAdder();
     private final LongAdder droppedQueueFull = new LongAdder();
@@ -76,16 +81,19 @@ public final class PushSender implements AutoCloseable {
     /**
      * @param sslContext the Event Handler's identity and trust in secure mode, where notify URLs are https;
      *                   {@code null} for plain http
+     * @param targets    the addresses events may go to; closed with this sender
      */
-    public PushSender(PushConfig config, SSLContext sslContext) {
+    public PushSender(PushConfig config, SSLContext sslContext, TargetPolicy targets) {
         // Each subscription has at most one POST in flight; those to one subscriber share its connections.
         int maxConnections = config.maxSubscriptions();
         this.maxRetries = config.maxRetries();
         this.config = config;
         this.https = sslContext != null;
+        this.targets = targets;
         PoolingAsyncClientConnectionManagerBuilder pool = PoolingAsyncClientConnectionManagerBuilder.create()
                 .setMaxConnTotal(maxConnections)
                 .setMaxConnPerRoute(config.connectionsPerTarget())
+                .setDnsResolver(new GuardedDnsResolver(targets))
                 .setDefaultConnectionConfig(ConnectionConfig.custom()
                         .setConnectTimeout(Timeout.of(config.connectTimeout()))
                         .setSocketTimeout(Timeout.of(config.responseTimeout()))
@@ -118,6 +126,11 @@ public final class PushSender implements AutoCloseable {
                 NamedThreads.daemons("eh-push"));
         this.dispatch.setRemoveOnCancelPolicy(true);
         client.start();
+    }
+
+    /** The addresses events may go to. */
+    TargetPolicy targets() {
+        return targets;
     }
 
     /** Whether notify URLs are https. */
@@ -216,6 +229,7 @@ public final class PushSender implements AutoCloseable {
      */
     private void post(URI target, byte[] json, Consumer<String> done) {
         var request = AsyncRequestBuilder.post(target)
+                .addHeader(PushLoopGuard.HEADER, "1")
                 .setEntity(AsyncEntityProducers.create(json, ContentType.APPLICATION_JSON))
                 .build();
         AtomicReference<Future<?>> exchange = new AtomicReference<>();
@@ -369,5 +383,6 @@ public final class PushSender implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         client.close(CloseMode.IMMEDIATE);
+        targets.close();
     }
 }

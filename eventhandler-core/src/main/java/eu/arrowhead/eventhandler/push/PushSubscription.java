@@ -8,7 +8,6 @@ import eu.arrowhead.eventhandler.api.SystemResponse;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
@@ -30,6 +29,7 @@ import java.util.Set;
  * @param startMillis   events with an earlier timeStamp are not sent; {@link Long#MIN_VALUE} for no bound
  * @param endMillis     events with a later timeStamp are not sent; {@link Long#MAX_VALUE} for no bound
  * @param sourceKeys    the publishers asked for, lower case; empty for any
+ * @param notifyTarget  where events go: the subscriber's address, port and notify URI, each checked
  * @param createdAt     when it was created
  * @param updatedAt     when it last changed
  */
@@ -41,11 +41,11 @@ public record PushSubscription(
         long startMillis,
         long endMillis,
         Set<String> sourceKeys,
+        NotifyTarget notifyTarget,
         Instant createdAt,
         Instant updatedAt) {
 
     private static final int MAX_NAME_LENGTH = 255;
-    private static final int MAX_URI_LENGTH = 2048;
     /** A source key no event has (system names are never empty): matches nothing. */
     static final String NO_SOURCE = "";
 
@@ -79,6 +79,7 @@ public record PushSubscription(
         if (notifyUri == null || notifyUri.isBlank()) {
             throw RequestException.badPayload("notifyUri is required");
         }
+        NotifyTarget notifyTarget = NotifyTarget.of(subscriber.address(), subscriber.port(), notifyUri);
         boolean matchMetaData = Boolean.TRUE.equals(request.matchMetaData());
         Map<String, String> filter = request.filterMetaData();
         if (matchMetaData && (filter == null || filter.isEmpty())) {
@@ -106,7 +107,7 @@ public record PushSubscription(
         }
         PushSubscription subscription = new PushSubscription(id, request,
                 request.eventType().toLowerCase(Locale.ROOT), subscriberKey, start, end, Set.copyOf(sourceKeys),
-                createdAt, now);
+                notifyTarget, createdAt, now);
         subscription.target(false);
         return subscription;
     }
@@ -137,29 +138,13 @@ public record PushSubscription(
     }
 
     /**
-     * Where events are POSTed: the subscriber's address and port with the notify URI, as 4.x builds it.
+     * Where events are POSTed: the subscriber's address and port with the notify URI, as 4.x builds it, from
+     * the parts {@link NotifyTarget} checked.
      *
-     * @throws RequestException 400 if they do not make a URI
+     * @throws RequestException 400 if they do not make a URL
      */
     public URI target(boolean https) {
-        SystemRequest subscriber = request.subscriberSystem();
-        String host = subscriber.address().strip();
-        if (host.indexOf(':') >= 0 && !host.startsWith("[")) {
-            host = "[" + host + "]";
-        }
-        String path = request.notifyUri().strip();
-        String text = (https ? "https://" : "http://") + host + ":" + subscriber.port()
-                + (path.startsWith("/") ? "" : "/") + path;
-        try {
-            URI uri = new URI(text);
-            if (text.length() > MAX_URI_LENGTH || uri.getHost() == null) {
-                throw new URISyntaxException(text, "no host, or longer than " + MAX_URI_LENGTH + " characters");
-            }
-            return uri;
-        } catch (URISyntaxException e) {
-            throw RequestException.badPayload("subscriberSystem.address, port and notifyUri do not make a valid"
-                    + " URI: " + e.getMessage());
-        }
+        return notifyTarget.uri(https);
     }
 
     /** Whether the metadata filter applies. */

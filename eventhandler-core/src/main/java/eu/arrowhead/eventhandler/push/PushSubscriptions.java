@@ -175,11 +175,17 @@ public final class PushSubscriptions {
         }
     }
 
-    private static PushSubscription fromStore(SubscriptionStore.StoredSubscription stored)
+    /**
+     * A stored subscription, checked again: one saved before a rule was added, or while the push.*-targets
+     * were different, that breaks it now is not delivered (the caller logs it and skips it).
+     */
+    private PushSubscription fromStore(SubscriptionStore.StoredSubscription stored)
             throws JsonProcessingException {
         SubscriptionRequest request = JsonMapper.get().readValue(stored.json(), SubscriptionRequest.class);
-        return PushSubscription.validate(request, stored.id(), Instant.ofEpochMilli(stored.createdMillis()),
-                Instant.ofEpochMilli(stored.updatedMillis()));
+        PushSubscription subscription = PushSubscription.validate(request, stored.id(),
+                Instant.ofEpochMilli(stored.createdMillis()), Instant.ofEpochMilli(stored.updatedMillis()));
+        sender.targets().screenStored(subscription.notifyTarget());
+        return subscription;
     }
 
     /** The id of a new subscription: after every id this node knows, and, in a cluster, every node gave. */
@@ -198,6 +204,8 @@ public final class PushSubscriptions {
     public SubscriptionResponse subscribe(SubscriptionRequest request) {
         Instant now = now();
         PushSubscription checked = PushSubscription.validate(request, 0, now, now);
+        // Outside the lock: a name lookup may take up to push.connect-timeout-seconds.
+        sender.targets().screen(checked.notifyTarget());
         Set<String> sources = checked.effectiveSources(authorized(checked));
         synchronized (lock) {
             Entry existing = byKey.get(key(checked));
@@ -303,6 +311,7 @@ public final class PushSubscriptions {
     public Optional<SubscriptionResponse> update(long id, SubscriptionRequest request) {
         Instant now = now();
         PushSubscription checked = PushSubscription.validate(request, id, now, now);
+        sender.targets().screen(checked.notifyTarget());
         Set<String> sources = checked.effectiveSources(authorized(checked));
         synchronized (lock) {
             Entry entry = byId.get(id);

@@ -38,7 +38,7 @@ class PushAccountingTest {
     @Test
     void everyChargeIsGivenBackOnEveryPath() throws Exception {
         // Takes connections into its backlog and never answers: the POST in flight and the queue stay put.
-        try (PushSender sender = new PushSender(config, null);
+        try (PushSender sender = new PushSender(config, null, new TargetPolicy(config, new OwnEndpoint(0)));
              ServerSocket hanging = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             PushSubscriptions subscriptions = new PushSubscriptions(hub, SubscriptionStore.NONE, Authorizer.INSECURE,
                     sender, config);

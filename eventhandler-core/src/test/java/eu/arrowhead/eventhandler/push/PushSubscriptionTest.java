@@ -59,7 +59,7 @@ class PushSubscriptionTest {
         };
         PushConfig config = ConfigLoader.withOverrides(Map.of("push.sender-threads", "1")).push();
         Hub hub = new Hub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE);
-        try (PushSender sender = new PushSender(config, null);
+        try (PushSender sender = new PushSender(config, null, new TargetPolicy(config, new OwnEndpoint(0)));
              StandInSubscriber subscriber = StandInSubscriber.healthy()) {
             PushSubscriptions subscriptions = new PushSubscriptions(hub, SubscriptionStore.NONE, authorizer, sender,
                     config);
