@@ -5,6 +5,7 @@ import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.delivery.EventStreamHandler;
 import eu.arrowhead.eventhandler.delivery.PublisherWrites;
+import eu.arrowhead.eventhandler.delivery.StreamAuthorization;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.http.AdmissionControl;
 import eu.arrowhead.eventhandler.http.CorsPolicy;
@@ -208,6 +209,7 @@ public final class EventHandlerServer implements AutoCloseable {
         StreamSupervisor supervisor = new StreamSupervisor(hub, config.subscriberLimits(), config.heartbeat(),
                 config.subscriberWriteTimeout(), metrics::disconnected);
         metrics.observe(hub, supervisor);
+        StreamAuthorization streamAuthorization = new StreamAuthorization(authorizer, supervisor);
         if (cluster != null) {
             metrics.observe(cluster);
         } else if (store != null) {
@@ -260,7 +262,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(new HealthResource(store, cluster))
                 .register(new EventsResource(store, config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
-                .register(new SubscriptionsResource(pushSubscriptions, authorizer))
+                .register(new SubscriptionsResource(pushSubscriptions, streamAuthorization, authorizer))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
@@ -270,7 +272,7 @@ public final class EventHandlerServer implements AutoCloseable {
         }
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
-        EventStreamHandler streams = new EventStreamHandler(hub, authorizer, supervisor, writers,
+        EventStreamHandler streams = new EventStreamHandler(hub, authorizer, streamAuthorization, supervisor, writers,
                 config.subscriberSendBufferBytes(), journal, journalReaders, config.storeReplayQueuePerClient(),
                 config.storeReplayEventsPerSecond(),
                 config.storeReplayPageEvents(), config.sseRetry());

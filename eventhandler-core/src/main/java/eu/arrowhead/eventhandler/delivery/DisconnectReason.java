@@ -24,7 +24,12 @@ public enum DisconnectReason {
      * unreadable or slower than live events): answered with the refusal stream, after which the client
      * comes back.
      */
-    REFUSED;
+    REFUSED,
+    /**
+     * An authorization update left the subscriber authorized for none of the stream's sources: it wrote what
+     * else it held and ended; the client's reconnection is refused with the reason.
+     */
+    UNAUTHORIZED;
 
     /** The metric label: the name in lower case. */
     public String label() {

@@ -26,7 +26,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Executor;
@@ -60,9 +59,8 @@ import org.slf4j.LoggerFactory;
  * <p>In secure mode the caller subscribes as itself: {@link Authorizer#requireSubscribe} for each event
  * type. When the Authorization system names the publishers a subscriber may receive from, the stream
  * carries only theirs (the intersection with its own {@code source} filter, if any; 403 if that is empty);
- * in insecure mode, where no certificate names the subscriber, its {@code subscriber} parameter does. The
- * publishers are fixed when the stream opens: after an authorization update the client's next
- * reconnection picks up the change.
+ * in insecure mode, where no certificate names the subscriber, its {@code subscriber} parameter does. An
+ * authorization update decides them again while the stream is open ({@link StreamAuthorization}).
  */
 public final class EventStreamHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/events";
@@ -72,6 +70,7 @@ public final class EventStreamHandler extends HttpHandler {
 
     private final Hub hub;
     private final Authorizer authorizer;
+    private final StreamAuthorization authorization;
     private final StreamSupervisor supervisor;
     private final Executor writers;
     private final int sendBufferBytes;
@@ -91,12 +90,13 @@ public final class EventStreamHandler extends HttpHandler {
      * @param replayEventsPerSecond {@code store.replay-events-per-second}: the readers' pace, 0 for none
      * @param retry                {@code sse.retry-millis}, announced at every stream's open and in refusals
      */
-    public EventStreamHandler(Hub hub, Authorizer authorizer, StreamSupervisor supervisor, Executor writers,
-                              int sendBufferBytes, EventJournal journal, Executor journalReaders,
-                              int replayQueuePerClient, int replayEventsPerSecond, int journalPageEvents,
-                              Duration retry) {
+    public EventStreamHandler(Hub hub, Authorizer authorizer, StreamAuthorization authorization,
+                              StreamSupervisor supervisor, Executor writers, int sendBufferBytes, EventJournal journal,
+                              Executor journalReaders, int replayQueuePerClient, int replayEventsPerSecond,
+                              int journalPageEvents, Duration retry) {
         this.hub = hub;
         this.authorizer = authorizer;
+        this.authorization = authorization;
         this.supervisor = supervisor;
         this.writers = writers;
         this.sendBufferBytes = sendBufferBytes;
@@ -136,13 +136,18 @@ public final class EventStreamHandler extends HttpHandler {
         for (String topicKey : topicKeys) {
             authorizer.requireSubscribe(caller, subscriberName, topicKey);
         }
-        SubscriberFilter filter = new SubscriberFilter(
-                authorizedSources(subscriberName, sources(request.getParameterValues("source"))), metaData(request));
+        StreamRequest wanted = new StreamRequest(subscriberName, sources(request.getParameterValues("source")),
+                metaData(request));
+        long rulesGeneration = authorization.generation();
+        SubscriberFilter filter = authorization.filterAtOpen(wanted);
         OptionalLong afterId = lastEventId(request);
 
         SubscriberQueue subscriber = supervisor.admit(StreamHeap.charge(request),
-                heapCharge -> suspendedStream(topicKeys, filter, response, heapCharge));
+                heapCharge -> suspendedStream(topicKeys, wanted, filter, rulesGeneration, response, heapCharge));
         try {
+            // Known to the supervisor now, where every later authorization update finds it; one that came while
+            // its filter was decided did not, and is caught up with before it receives anything.
+            authorization.catchUp(subscriber, rulesGeneration);
             Replay replay;
             try {
                 replay = hub.subscribe(topicKeys, subscriber, afterId);
@@ -152,7 +157,7 @@ public final class EventStreamHandler extends HttpHandler {
             }
             if (replay.needsJournal()) {
                 String client = caller.anonymous() ? request.getRemoteAddr() : caller.systemName();
-                resumeFromJournal(client, subscriber, topicKeys, filter, replay);
+                resumeFromJournal(client, subscriber, topicKeys, replay);
             } else {
                 subscriber.start(opening(afterId, replay), gapNotice(replay.gap()), replay.events());
             }
@@ -167,10 +172,10 @@ public final class EventStreamHandler extends HttpHandler {
      * The stream with its response readied and suspended: from when the supervisor knows it, a refusal (an
      * overflow before the start, a shutdown) may come from another thread, and gives the place back in one way.
      */
-    private SubscriberQueue suspendedStream(Set<String> topicKeys, SubscriberFilter filter, Response response,
-                                            long heapCharge) {
-        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, filter, response, heapCharge,
-                supervisor.queueBudget(), sendBufferBytes, writers, supervisor::closed, refusal);
+    private SubscriberQueue suspendedStream(Set<String> topicKeys, StreamRequest wanted, SubscriberFilter filter,
+                                            long rulesGeneration, Response response, long heapCharge) {
+        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, wanted, filter, rulesGeneration, response,
+                heapCharge, supervisor.queueBudget(), sendBufferBytes, writers, supervisor::closed, refusal);
         response.setStatus(200);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");
@@ -187,12 +192,12 @@ public final class EventStreamHandler extends HttpHandler {
      * pile up, and when the client already has its share of the readers' queue.
      */
     private void resumeFromJournal(String client, SubscriberQueue subscriber, Set<String> topicKeys,
-                                   SubscriberFilter filter, Replay replay) {
+                                   Replay replay) {
         try {
             journal.requireReadable(replay.journalAfterId(), replay.journalUpToId());
             boolean queued = replays.submit(client, subscriber::clientConnected, () -> {
                 try {
-                    startFromJournal(subscriber, topicKeys, filter, replay);
+                    startFromJournal(subscriber, topicKeys, replay);
                 } catch (HubUnavailableException e) {
                     subscriber.refuse(e.getMessage());
                 } catch (RuntimeException e) {
@@ -214,15 +219,15 @@ public final class EventStreamHandler extends HttpHandler {
         }
     }
 
-    private void startFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, SubscriberFilter filter,
-                                  Replay replay) {
+    private void startFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, Replay replay) {
         if (!subscriber.clientConnected()) {
             // Gone while it waited for a reader: its page would be read for nobody, ahead of those still waiting.
             subscriber.close(DisconnectReason.CLIENT_CLOSED);
             return;
         }
-        EventJournal.LogPage page = journal.read(replay.journalAfterId(), replay.journalUpToId(), topicKeys, filter,
-                journalPageEvents);
+        // The filter in effect now: an authorization update may have changed it while the resume waited.
+        EventJournal.LogPage page = journal.read(replay.journalAfterId(), replay.journalUpToId(), topicKeys,
+                subscriber.filter(), journalPageEvents);
         List<PublishedEvent> frames = withGapNotices(page.events(), page.gaps());
         if (!page.complete()) {
             long last = page.lastReadId();
@@ -295,24 +300,6 @@ public final class EventStreamHandler extends HttpHandler {
                     + " names one system: once, 1 to " + MAX_NAME_LENGTH + " characters");
         }
         return named[0].toLowerCase(Locale.ROOT);
-    }
-
-    /** The sources the subscriber asked for, narrowed to the publishers it is authorized for. */
-    private Set<String> authorizedSources(String subscriberName, Set<String> requested) {
-        Optional<Set<String>> authorized = authorizer.authorizedPublishers(subscriberName);
-        if (authorized.isEmpty()) {
-            return requested;
-        }
-        Set<String> sources = new LinkedHashSet<>(authorized.get());
-        if (!requested.isEmpty()) {
-            sources.retainAll(requested);
-        }
-        if (sources.isEmpty()) {
-            throw RequestException.forbidden("the Authorization system authorizes system '" + subscriberName
-                    + "' to receive events from " + (requested.isEmpty() ? "no publisher"
-                    : "none of the sources " + requested) + " (or it cannot be reached)");
-        }
-        return sources;
     }
 
     private static Map<String, String> metaData(Request request) {

@@ -5,6 +5,7 @@ import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -140,6 +141,14 @@ public final class StreamSupervisor {
                 stream.heartbeatIfIdle(HEARTBEAT, now, heartbeatNanos);
             }
         }
+    }
+
+    /**
+     * The streams known now, from the moment {@link #admit} returns them until they close: what an
+     * authorization update decides again ({@link StreamAuthorization}).
+     */
+    List<SubscriberQueue> streams() {
+        return List.copyOf(streams);
     }
 
     /** Open streams now. */

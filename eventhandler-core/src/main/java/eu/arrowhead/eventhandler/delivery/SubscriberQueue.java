@@ -41,6 +41,10 @@ import org.glassfish.grizzly.memory.MemoryManager;
  *     with the {@link StreamRefusal} instead: a client must never be left without an answer.</li>
  * <li>Grizzly recycles a {@link Response} when its connection closes, so every use of the response happens
  *     under this object's monitor after checking {@code closed}, and closing takes the same monitor.</li>
+ * <li>The publishers it may receive from can change while it is open ({@link #authorize}, after an
+ *     authorization update). The hub reads the new filter for every event it offers from then on; what was
+ *     queued (or read for a replay) under the old one is checked again as it is written, so that nothing
+ *     from a revoked publisher is written after the change, and nothing else is lost.</li>
  * </ul>
  */
 public final class SubscriberQueue implements Subscriber {
@@ -53,7 +57,18 @@ public final class SubscriberQueue implements Subscriber {
     }
 
     private final Set<String> topicKeys;
-    private final SubscriberFilter filter;
+    private final StreamRequest request;
+    /** Read by the hub for every event it offers; replaced by {@link #authorize}. */
+    private volatile SubscriberFilter filter;
+    /** The generation of the authorization rules {@link #filter} was decided in ({@link StreamAuthorization}); under the monitor. */
+    private long authorizedIn;
+    /**
+     * Set once the filter has changed: events queued before may no longer pass, so each is checked as it is
+     * written. Never set for a stream whose rules never change, which then pays nothing.
+     */
+    private volatile boolean recheck;
+    /** Why the stream ends once {@link #finishing} has written what it holds. */
+    private volatile DisconnectReason endReason = DisconnectReason.SHUTDOWN;
     private final Response response;
     private final long heapCharge;
     private final Connection<?> connection;
@@ -95,19 +110,27 @@ public final class SubscriberQueue implements Subscriber {
     private volatile boolean finishing;
     /** The stream carries one page of the event log and ends: live events are not wanted. */
     private volatile boolean pageOnly;
+    /** The subscriber is authorized for none of its sources any more: no event is written, and the stream ends. */
+    private volatile boolean revoked;
     private boolean closed;
     private volatile long blockedSinceNanos;
     private volatile long lastWriteNanos = System.nanoTime();
 
     /**
-     * @param heapCharge what the supervisor charged for this stream's heap ({@link StreamHeap}), given back
-     *                   when it closes
+     * @param request      what the stream asked for, from which its filter is decided again after an
+     *                     authorization update
+     * @param filter       the filter decided at the open
+     * @param authorizedIn the generation of the rules {@code filter} was decided in
+     * @param heapCharge   what the supervisor charged for this stream's heap ({@link StreamHeap}), given back
+     *                     when it closes
      */
-    SubscriberQueue(Set<String> topicKeys, SubscriberFilter filter, Response response, long heapCharge,
-                    QueueBudget budget, int sendBufferBytes, Executor writers, ClosedListener closedListener,
-                    StreamRefusal refusal) {
+    SubscriberQueue(Set<String> topicKeys, StreamRequest request, SubscriberFilter filter, long authorizedIn,
+                    Response response, long heapCharge, QueueBudget budget, int sendBufferBytes, Executor writers,
+                    ClosedListener closedListener, StreamRefusal refusal) {
         this.topicKeys = Set.copyOf(topicKeys);
+        this.request = request;
         this.filter = filter;
+        this.authorizedIn = authorizedIn;
         this.response = response;
         this.heapCharge = heapCharge;
         this.connection = response.getRequest().getContext().getConnection();
@@ -130,14 +153,55 @@ public final class SubscriberQueue implements Subscriber {
         return heapCharge;
     }
 
+    StreamRequest request() {
+        return request;
+    }
+
     @Override
     public SubscriberFilter filter() {
         return filter;
     }
 
+    /**
+     * Puts the publishers an authorization update decided in effect ({@link StreamAuthorization}). Events the
+     * hub offers from now on pass the new filter; events queued before that no longer pass it are skipped when
+     * their turn to be written comes. Taking the monitor waits for a write in progress, so once this returns no
+     * event the new filter refuses is written any more. With no publisher left the stream writes what else it
+     * holds (heartbeats and notices), a comment that says why, and ends: its client reconnects and is refused
+     * with the reason, as a new stream would be.
+     *
+     * @param changed    the new filter; {@code null} when the subscriber is authorized for none of its sources
+     * @param generation the generation of the rules it was decided in; an older one than the filter in effect
+     *                   is ignored
+     */
+    void authorize(SubscriberFilter changed, long generation) {
+        synchronized (this) {
+            if (closed || generation <= authorizedIn) {
+                return;
+            }
+            authorizedIn = generation;
+            if (changed != null) {
+                if (!changed.equals(filter)) {
+                    recheck = true;
+                    filter = changed;
+                }
+                return;
+            }
+            recheck = true;
+            revoked = true;
+            endReason = DisconnectReason.UNAUTHORIZED;
+            finishing = true;
+            queue.offer(PublishedEvent.control(": the Authorization system no longer authorizes system '"
+                    + request.subscriber() + "' to receive events from "
+                    + (request.sources().isEmpty() ? "any publisher" : "any of the sources " + request.sources())
+                    + "; the stream ends\n\n"));
+        }
+        schedule();
+    }
+
     @Override
     public void offer(PublishedEvent event, Publication publication) {
-        if (closeRequested.get() || pageOnly) {
+        if (closeRequested.get() || pageOnly || revoked) {
             return;
         }
         if (!queue.offer(event)) {
@@ -368,7 +432,7 @@ public final class SubscriberQueue implements Subscriber {
             }
             try {
                 OutputBuffer out = response.getOutputBuffer();
-                for (PublishedEvent next; !timedOut && (next = queue.poll()) != null; ) {
+                for (PublishedEvent next; !timedOut && (next = pollQueue()) != null; ) {
                     timedOut = !awaitCanWrite(out, System.nanoTime() + timeoutNanos);
                     if (timedOut) {
                         next.dropped();
@@ -458,11 +522,35 @@ public final class SubscriberQueue implements Subscriber {
         }
     }
 
+    /** The next frame to write, the preamble's first; under the monitor. */
     private PublishedEvent poll() {
-        if (preambleNext < preamble.size()) {
-            return preamble.get(preambleNext++);
-        }
-        return pageOnly ? null : queue.poll();
+        PublishedEvent next;
+        do {
+            if (preambleNext < preamble.size()) {
+                next = preamble.get(preambleNext++);
+            } else {
+                next = pageOnly ? null : queue.poll();
+            }
+        } while (next != null && !passes(next));
+        return next;
+    }
+
+    /** The next queued frame to write; under the monitor. */
+    private PublishedEvent pollQueue() {
+        PublishedEvent next;
+        do {
+            next = queue.poll();
+        } while (next != null && !passes(next));
+        return next;
+    }
+
+    /**
+     * Whether a frame may still be written: control frames always; an event, once the filter has changed
+     * ({@link #authorize}), only if the filter in effect lets it through. A skipped event is not counted as
+     * dropped: the subscriber was not meant to have it.
+     */
+    private boolean passes(PublishedEvent frame) {
+        return !recheck || frame.id() == 0 || (!revoked && filter.matches(frame));
     }
 
     private boolean hasNext() {
@@ -475,7 +563,7 @@ public final class SubscriberQueue implements Subscriber {
         connection.removeCloseListener(connectionClosed);
         response.resume();
         queue.close(false);
-        closedListener.closed(this, pageOnly ? DisconnectReason.REPLAY_PAGE : DisconnectReason.SHUTDOWN, 0);
+        closedListener.closed(this, pageOnly ? DisconnectReason.REPLAY_PAGE : endReason, 0);
     }
 
     private void closeLater(DisconnectReason reason) {

@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionListResponse;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionResponse;
+import eu.arrowhead.eventhandler.delivery.StreamAuthorization;
 import eu.arrowhead.eventhandler.http.QueryParameters;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
@@ -37,10 +38,13 @@ public final class SubscriptionsResource {
     private static final Set<String> SORT_FIELDS = Set.of("id", "createdAt", "updatedAt");
 
     private final PushSubscriptions subscriptions;
+    private final StreamAuthorization streams;
     private final Authorizer authorizer;
 
-    public SubscriptionsResource(PushSubscriptions subscriptions, Authorizer authorizer) {
+    /** @param streams decides the open SSE streams' publishers again after an authorization update */
+    public SubscriptionsResource(PushSubscriptions subscriptions, StreamAuthorization streams, Authorizer authorizer) {
         this.subscriptions = subscriptions;
+        this.streams = streams;
         this.authorizer = authorizer;
     }
 
@@ -141,7 +145,9 @@ public final class SubscriptionsResource {
 
     /**
      * Arrowhead's {@code SUBSCRIBER_AUTH_UPDATE}: the Authorization system says a subscriber's rules changed
-     * (its payload is the subscriber's system id); the sources in effect are recomputed.
+     * (its payload is the subscriber's system id); the sources in effect are recomputed, of push subscriptions
+     * and of open SSE streams, before the answer: an event published after it reaches only whom the new rules
+     * allow.
      */
     @POST
     @Path("publish/authupdate")
@@ -158,7 +164,9 @@ public final class SubscriptionsResource {
             throw RequestException.badPayload("payload must be the subscriber's system id");
         }
         number(request.payload().strip(), "payload (the subscriber's system id)", 1, Long.MAX_VALUE);
+        // Forgets every kept answer first; the streams then mostly find the answers the push subscriptions asked for.
         subscriptions.authorizationChanged();
+        streams.authorizationChanged();
         return Response.ok().build();
     }
 

@@ -53,6 +53,11 @@ public final class AuthorizationSystem implements AutoCloseable {
             NamedThreads.daemons("eh-authorization-probe"));
     private final AtomicBoolean probing = new AtomicBoolean();
     private final Map<String, Set<String>> publishers = new ConcurrentHashMap<>();
+    /**
+     * How many times the answers were forgotten; guarded by {@link #publishers}'s monitor with the forgetting
+     * itself. An answer to a check sent before a forget may be of the old rules, and is not kept.
+     */
+    private long forgets;
     private volatile boolean reachable;
     private final List<Runnable> reachableAgain = new CopyOnWriteArrayList<>();
 
@@ -104,13 +109,14 @@ public final class AuthorizationSystem implements AutoCloseable {
         if (!reachable) {
             return Set.of();
         }
+        long forgotten = forgotten();
         try {
             Set<String> authorized = check(subscriber);
             if (authorized == null) {
                 // A refusal may be passing (a 500): denied now, asked again next time rather than remembered.
                 return Set.of();
             }
-            publishers.put(key, authorized);
+            keep(key, authorized, forgotten);
             return authorized;
         } catch (IOException e) {
             LOG.warn("the Authorization system at {} cannot be reached ({}); subscribers are authorized for no"
@@ -125,7 +131,25 @@ public final class AuthorizationSystem implements AutoCloseable {
 
     /** Forgets what the Authorization system said about every subscriber; each is asked again. */
     public void forgetAll() {
-        publishers.clear();
+        synchronized (publishers) {
+            forgets++;
+            publishers.clear();
+        }
+    }
+
+    private long forgotten() {
+        synchronized (publishers) {
+            return forgets;
+        }
+    }
+
+    /** Keeps an answer unless the answers were forgotten since its check was sent. */
+    private void keep(String key, Set<String> authorized, long forgottenBefore) {
+        synchronized (publishers) {
+            if (forgets == forgottenBefore) {
+                publishers.put(key, authorized);
+            }
+        }
     }
 
     /** Calls {@code listener} on the prober's thread each time the Authorization system answers after an outage. */

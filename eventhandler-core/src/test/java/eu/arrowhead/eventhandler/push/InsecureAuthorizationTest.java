@@ -45,6 +45,14 @@ class InsecureAuthorizationTest {
         return payloads;
     }
 
+    /** As the 4.x Authorization system sends it after a rule changes; in insecure mode anyone may. */
+    private static void authorizationUpdate(TestServer server) {
+        Reply update = server.post("/eventhandler/publish/authupdate", "{\"eventType\":\"SUBSCRIBER_AUTH_UPDATE\","
+                + "\"payload\":\"7\",\"source\":{\"systemName\":\"authorization\",\"address\":\"127.0.0.1\","
+                + "\"port\":8445},\"timeStamp\":\"" + Instant.now() + "\"}");
+        assertEquals(200, update.statusCode(), update.body());
+    }
+
     /** The sources in effect of the subscription of {@code system}, as the management endpoint lists them. */
     private static String sourcesOf(TestServer server, String system) {
         for (JsonNode subscription : StandInSubscriber.read(server.get("/eventhandler/mgmt/subscriptions").body())
@@ -94,11 +102,7 @@ class InsecureAuthorizationTest {
             publishFromSensor(server);
 
             authorization.authorize("dashboard", "sensor-1");
-            // As the 4.x Authorization system sends it after a rule changes; in insecure mode anyone may.
-            Reply update = server.post("/eventhandler/publish/authupdate", "{\"eventType\":\"SUBSCRIBER_AUTH_UPDATE\","
-                    + "\"payload\":\"7\",\"source\":{\"systemName\":\"authorization\",\"address\":\"127.0.0.1\","
-                    + "\"port\":8445},\"timeStamp\":\"" + Instant.now() + "\"}");
-            assertEquals(200, update.statusCode(), update.body());
+            authorizationUpdate(server);
             assertEquals("[sensor-1]", sourcesOf(server, "dashboard"));
 
             publish(server, "sensor-1", "after the rule");
@@ -158,6 +162,35 @@ class InsecureAuthorizationTest {
             }
             assertEquals(2, authorization.checks().size(), "intruder and dashboard, each once; none for the unnamed");
         }
+    }
+
+    @Test
+    void anAuthorizationUpdateChangesThePublishersOfAnOpenSseStream() throws Exception {
+        try (AuthorizationStandIn authorization = AuthorizationStandIn.plainHttp(0);
+             TestServer server = start(authorization.uri().toString())) {
+            authorization.authorize("dashboard", "sensor-1", "sensor-2");
+            try (SseStream stream = server.subscribe("?eventType=temperature&subscriber=dashboard")) {
+                publish(server, "sensor-2", "authorized");
+                assertEquals("authorized", payload(stream.nextEvent(WAIT)));
+
+                authorization.authorize("dashboard", "sensor-1");
+                authorizationUpdate(server);
+                publish(server, "sensor-2", "revoked");
+                publish(server, "sensor-1", "still authorized");
+                // In publish order: had the revoked publisher's event reached the stream, it would come first.
+                assertEquals("still authorized", payload(stream.nextEvent(WAIT)));
+
+                authorization.authorize("dashboard", "sensor-2");
+                authorizationUpdate(server);
+                publish(server, "sensor-1", "revoked");
+                publish(server, "sensor-2", "authorized again");
+                assertEquals("authorized again", payload(stream.nextEvent(WAIT)));
+            }
+        }
+    }
+
+    private static String payload(SseStream.Frame frame) {
+        return StandInSubscriber.read(frame.data()).get("payload").asText();
     }
 
     @Test
