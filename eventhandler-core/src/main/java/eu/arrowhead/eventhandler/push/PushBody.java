@@ -10,12 +10,19 @@ import eu.arrowhead.eventhandler.topic.PublishedEvent;
  */
 final class PushBody {
     private final long sizeBytes;
+    private final String sourceKey;
     private PublishedEvent event;
     private byte[] json;
 
     PushBody(PublishedEvent event) {
         this.event = event;
         this.sizeBytes = event.heapBytes();
+        this.sourceKey = event.sourceKey();
+    }
+
+    /** The event's source, kept after the event is encoded: a subscriber's publishers may change while it waits. */
+    String sourceKey() {
+        return sourceKey;
     }
 
     /**

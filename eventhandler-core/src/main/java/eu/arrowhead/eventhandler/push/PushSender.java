@@ -182,8 +182,9 @@ public final class PushSender implements AutoCloseable {
     }
 
     private void send(PushSubscriber subscriber, PushBody body, int retry) {
-        if (subscriber.closed()) {
-            // Unsubscribed or deleted while this event waited for its retry: nobody wants it any more.
+        if (subscriber.closed() || !subscriber.filter().allowsSource(body.sourceKey())) {
+            // Unsubscribed or deleted while this event waited, or its publisher is no longer authorized for this
+            // subscriber (an authorization update while it was queued): nobody may have it any more.
             sendNext(subscriber);
             return;
         }

@@ -71,7 +71,8 @@ public final class PublishedEvent {
         return id;
     }
 
-    String sourceKey() {
+    /** The source's system name, lower case; {@code null} for an event without a source. */
+    public String sourceKey() {
         return sourceKey;
     }
 

@@ -19,13 +19,15 @@ public record SubscriberFilter(Set<String> sources, Map<String, String> metaData
         metaData = Map.copyOf(metaData);
     }
 
+    /** Whether an event from this source ({@code null}: none) may pass: the part an authorization update changes. */
+    public boolean allowsSource(String sourceKey) {
+        return sources.isEmpty() || sourceKey != null && sources.contains(sourceKey);
+    }
+
     /** Whether the event passes; called once per event and subscriber, so it allocates nothing. */
     public boolean matches(PublishedEvent event) {
-        if (!sources.isEmpty()) {
-            String source = event.sourceKey();
-            if (source == null || !sources.contains(source)) {
-                return false;
-            }
+        if (!allowsSource(event.sourceKey())) {
+            return false;
         }
         if (!metaData.isEmpty()) {
             Map<String, String> eventMeta = event.metaData();
