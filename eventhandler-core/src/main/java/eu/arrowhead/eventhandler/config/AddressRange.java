@@ -51,9 +51,37 @@ public record AddressRange(String text, byte[] bytes, int prefix) {
         return new AddressRange(trimmed, bytes, prefix);
     }
 
-    /** Whether the address lies in this block. */
+    /**
+     * The IPv4 address that an IPv4-mapped ({@code ::ffff:a.b.c.d}) or IPv4-compatible ({@code ::a.b.c.d}) IPv6
+     * address carries, else the address itself. Java unwraps such an address only when it is written as a
+     * literal; one that a name resolves to stays a 16-byte address, which an IPv4 block would not contain
+     * although the connection goes to the IPv4 address (a name resolving to {@code ::ffff:169.254.169.254}).
+     */
+    public static InetAddress plain(InetAddress address) {
+        byte[] bytes = address.getAddress();
+        if (bytes.length != 16) {
+            return address;
+        }
+        for (int i = 0; i < 10; i++) {
+            if (bytes[i] != 0) {
+                return address;
+            }
+        }
+        boolean mapped = bytes[10] == (byte) 0xFF && bytes[11] == (byte) 0xFF;
+        boolean compatible = bytes[10] == 0 && bytes[11] == 0 && (bytes[12] | bytes[13] | bytes[14]) != 0;
+        if (!mapped && !compatible) {
+            return address;
+        }
+        try {
+            return InetAddress.getByAddress(Arrays.copyOfRange(bytes, 12, 16));
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether the address lies in this block; an IPv4 address carried in an IPv6 one counts as that IPv4 address. */
     public boolean contains(InetAddress address) {
-        byte[] other = address.getAddress();
+        byte[] other = plain(address).getAddress();
         if (other.length != bytes.length) {
             return false;
         }

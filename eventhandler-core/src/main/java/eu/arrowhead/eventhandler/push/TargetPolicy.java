@@ -46,9 +46,9 @@ public final class TargetPolicy implements AutoCloseable {
             // arrowhead.system-address may be an address of a router that forwards to this machine (NAT):
             // not an address of its interfaces, yet the same server. Only looked up for a target on our port.
             for (String name : own.names()) {
-                List<InetAddress> ours = lookup.resolve(name);
+                List<InetAddress> ours = lookup.resolve(name).stream().map(AddressRange::plain).toList();
                 for (InetAddress address : addresses) {
-                    if (ours.contains(address)) {
+                    if (ours.contains(AddressRange.plain(address))) {
                         throw refused(target, selfRule(address.getHostAddress() + " (the address of " + name + ")",
                                 target.port()));
                     }
@@ -85,7 +85,8 @@ public final class TargetPolicy implements AutoCloseable {
      *
      * @param port the port; the self check is skipped for -1 (not known)
      */
-    String refusal(InetAddress address, int port) {
+    String refusal(InetAddress given, int port) {
+        InetAddress address = AddressRange.plain(given);
         if (own.reachesItself(address, port)) {
             return selfRule(address.getHostAddress(), port);
         }
