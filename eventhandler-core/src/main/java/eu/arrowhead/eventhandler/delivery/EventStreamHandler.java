@@ -195,7 +195,7 @@ public final class EventStreamHandler extends HttpHandler {
                                    Replay replay) {
         try {
             journal.requireReadable(replay.journalAfterId(), replay.journalUpToId());
-            boolean queued = replays.submit(client, subscriber::clientConnected, () -> {
+            boolean queued = replays.submit(client, () -> {
                 try {
                     startFromJournal(subscriber, topicKeys, replay);
                 } catch (HubUnavailableException e) {
@@ -220,8 +220,8 @@ public final class EventStreamHandler extends HttpHandler {
     }
 
     private void startFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, Replay replay) {
-        if (!subscriber.clientConnected()) {
-            // Gone while it waited for a reader: its page would be read for nobody, ahead of those still waiting.
+        if (!subscriber.awaitsReplay()) {
+            // Gone or refused while it waited for a reader: its page would be read for nobody, ahead of the others.
             subscriber.close(DisconnectReason.CLIENT_CLOSED);
             return;
         }

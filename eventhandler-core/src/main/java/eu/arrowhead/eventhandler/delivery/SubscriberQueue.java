@@ -264,8 +264,9 @@ public final class SubscriberQueue implements Subscriber {
             }
             openedAhead = true;
             OpenStreamRelease.afterCommit(response);
+            // Under the monitor, so that a refusal or an end that follows finds it to remove.
+            connection.addCloseListener(connectionClosed);
         }
-        connection.addCloseListener(connectionClosed);
     }
 
     /** Under the monitor, before the start: one frame if the socket has room for it now. */
@@ -320,14 +321,18 @@ public final class SubscriberQueue implements Subscriber {
             closeRequested.set(true);
             closed = true;
             try {
-                if (openedAhead) {
+                if (!openedAhead) {
+                    refusal.write(response, EventStreamHandler.PATH, message);
+                    response.resume();
+                } else if (response.getOutputBuffer().canWrite()) {
                     connection.removeCloseListener(connectionClosed);
                     byte[] frames = refusal.frames(EventStreamHandler.PATH, message);
                     response.getOutputBuffer().writeBuffer(Buffers.wrap(memory, frames));
+                    response.resume();
                 } else {
-                    refusal.write(response, EventStreamHandler.PATH, message);
+                    // Its client reads nothing: ending the response would wait for it, under this monitor.
+                    connection.terminateSilently();
                 }
-                response.resume();
             } catch (IOException | RuntimeException e) {
                 connection.terminateSilently();
             }
@@ -348,9 +353,12 @@ public final class SubscriberQueue implements Subscriber {
         }
     }
 
-    /** Whether the client is still connected: a resume whose client has gone is not read for. */
-    boolean clientConnected() {
-        return connection.isOpen();
+    /**
+     * Whether the stream still waits for its replay: its client is connected, and it was neither refused nor
+     * closed meanwhile. A resume that no longer waits is not read for.
+     */
+    boolean awaitsReplay() {
+        return connection.isOpen() && !closeRequested.get();
     }
 
     /**

@@ -64,11 +64,6 @@ final class NameLookup implements AutoCloseable {
         }
     }
 
-    /** How long a lookup is waited for. */
-    Duration timeout() {
-        return timeout;
-    }
-
     @Override
     public void close() {
         threads.shutdownNow();

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.push;
 
+import eu.arrowhead.eventhandler.LogThrottle;
 import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.http.PushLoopGuard;
@@ -72,6 +73,8 @@ public final class PushSender implements AutoCloseable {
     private final LongAdder droppedRetriesExhausted = new LongAdder();
     /** Subscribers with a body being sent or waiting for a retry; guarded by this for the idle wait. */
     private final AtomicInteger busy = new AtomicInteger();
+    private final LogThrottle failingLines = new LogThrottle(Duration.ofSeconds(1));
+    private final LogThrottle recoveredLines = new LogThrottle(Duration.ofSeconds(1));
     /** POSTs under way, cancelled at the stop so that the client's I/O threads end before it is closed. */
     private final Set<Future<?>> inFlight = ConcurrentHashMap.newKeySet();
     /** The last event offered and its body, shared by every push subscriber of it; hub lock only. */
@@ -200,8 +203,10 @@ public final class PushSender implements AutoCloseable {
         post(subscriber.target(), json, why -> {
             if (why == null) {
                 int failures = subscriber.succeeded();
-                if (failures > 0) {
-                    LOG.info("push to {} works again after {} failed POSTs", subscriber.target(), failures);
+                long held;
+                if (failures > 0 && (held = recoveredLines.pass()) >= 0) {
+                    LOG.info("push to {} works again after {} failed POSTs ({} others recovered since the last such"
+                            + " line)", subscriber.target(), failures, held);
                 }
                 continueWith(subscriber);
             } else {
@@ -299,11 +304,14 @@ public final class PushSender implements AutoCloseable {
 
     private void failed(PushSubscriber subscriber, PushBody body, int retry, String why) {
         failedAttempts.increment();
-        if (subscriber.failedOnce() && !dispatch.isShutdown()) {
+        long held;
+        if (subscriber.failedOnce() && !dispatch.isShutdown() && (held = failingLines.pass()) >= 0) {
             // One line when a subscriber starts failing and one when it works again: a subscriber that is down
-            // for hours must not fill the log. The failures between are counted (eventhandler_push_failed_attempts).
+            // for hours must not fill the log. The failures between are counted (eventhandler_push_failed_attempts),
+            // and a client that subscribes dead targets in a loop gets one line a second.
             LOG.warn("push to {} failed ({}); retrying up to push.max-retries ({}) times per event, and saying"
-                    + " no more until it works again", subscriber.target(), why, maxRetries);
+                    + " no more until it works again ({} other subscribers started failing since the last such line)",
+                    subscriber.target(), why, maxRetries, held);
         }
         if (retry < maxRetries) {
             LOG.debug("POST to {} failed ({}); retry {} of {}", subscriber.target(), why, retry + 1, maxRetries);
@@ -343,7 +351,7 @@ public final class PushSender implements AutoCloseable {
         return true;
     }
 
-    /** Connections open to push subscribers, in use or kept alive: at most one per subscription. */
+    /** Connections open to push subscribers, in use or kept alive: at most push.connections-per-target to each. */
     public int openConnections() {
         PoolStats stats = connections.getTotalStats();
         return stats.getLeased() + stats.getAvailable();

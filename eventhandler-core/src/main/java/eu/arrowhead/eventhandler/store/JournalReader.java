@@ -48,7 +48,7 @@ final class JournalReader {
             try {
                 return readOnce(afterId, upToId, topicKeys, filter, maxEvents);
             } catch (DamagedRangeException e) {
-                damaged.found(e.range(), "a read");
+                damaged.found(committedPart(e.range()), "a read");
                 if (found == MAX_DAMAGE_PER_READ) {
                     throw new HubUnavailableException("the event store's file is damaged in many places; resume"
                             + " again later");
@@ -141,7 +141,7 @@ final class JournalReader {
             try {
                 return queryOnce(topicKeys, fromMillis, toMillis, afterId, limit);
             } catch (DamagedRangeException e) {
-                damaged.found(e.range(), "a read");
+                damaged.found(committedPart(e.range()), "a read");
             }
         }
         throw new HubUnavailableException("the event store's file is damaged in many places; ask again later");
@@ -161,5 +161,14 @@ final class JournalReader {
         List<EventStore.LoggedEvent> events = page.rows().stream()
                 .map(row -> new EventStore.LoggedEvent(row.id(), row.json())).toList();
         return new EventStore.QueryPage(events, page.more() ? OptionalLong.of(page.lastScanned()) : OptionalLong.empty());
+    }
+
+    /**
+     * The part of a damaged range up to the last committed id: the probe steps over ids one at a time, and in a
+     * damaged last page the ids not written yet are unreadable too, but they are not missing.
+     */
+    private MissingRanges.Range committedPart(MissingRanges.Range range) {
+        long last = Math.min(range.last(), Math.max(range.first(), writer.committedUpTo()));
+        return new MissingRanges.Range(range.first(), last);
     }
 }

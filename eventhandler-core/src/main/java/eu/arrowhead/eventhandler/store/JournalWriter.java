@@ -430,6 +430,16 @@ final class JournalWriter {
         }
     }
 
+    /** The last id the database has committed. */
+    long committedUpTo() {
+        lock.lock();
+        try {
+            return committedUpTo;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /**
      * Async mode, every second off the writer thread: forces the commits of a writer that went idle before its
      * next force was due, so that a power cut costs at most about a second of commits however the load stops.
