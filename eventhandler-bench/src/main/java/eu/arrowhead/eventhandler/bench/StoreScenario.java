@@ -99,7 +99,12 @@ final class StoreScenario {
     private Map<String, String> config(String mode, Map<String, String> database) {
         Map<String, String> config = new LinkedHashMap<>(database);
         config.put("store.mode", mode);
-        config.putAll(options.overrides());
+        // The store's keys cannot take effect without a store, and the server refuses such a start.
+        options.overrides().forEach((key, value) -> {
+            if (!mode.equals("off") || !key.startsWith("store.")) {
+                config.put(key, value);
+            }
+        });
         return config;
     }
 
