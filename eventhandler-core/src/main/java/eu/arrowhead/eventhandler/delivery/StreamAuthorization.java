@@ -61,9 +61,7 @@ public final class StreamAuthorization {
     SubscriberFilter filterAtOpen(StreamRequest request) {
         SubscriberFilter filter = request.filter(authorizer.authorizedPublishers(request.subscriber()));
         if (filter == null) {
-            throw RequestException.forbidden("the Authorization system authorizes system '" + request.subscriber()
-                    + "' to receive events from " + (request.sources().isEmpty() ? "no publisher"
-                    : "none of the sources " + request.sources()) + " (or it cannot be reached)");
+            throw RequestException.forbidden(request.unauthorized() + " (or it cannot be reached)");
         }
         return filter;
     }

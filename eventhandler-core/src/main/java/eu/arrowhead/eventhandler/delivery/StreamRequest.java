@@ -28,6 +28,12 @@ record StreamRequest(String subscriber, Set<String> sources, Map<String, String>
      * @param authorized empty when the subscriber may receive from any publisher
      * @return {@code null} when that leaves no publisher (a {@link SubscriberFilter} with no source means any)
      */
+    /** Why a stream gets nothing, for its 403 or the comment that ends it: {@link #filter} left no publisher. */
+    String unauthorized() {
+        return "the Authorization system authorizes system '" + subscriber + "' to receive events from "
+                + (sources.isEmpty() ? "no publisher" : "none of the sources " + sources);
+    }
+
     SubscriberFilter filter(Optional<Set<String>> authorized) {
         if (authorized.isEmpty()) {
             return new SubscriberFilter(sources, metaData);

@@ -191,10 +191,7 @@ public final class SubscriberQueue implements Subscriber {
             revoked = true;
             endReason = DisconnectReason.UNAUTHORIZED;
             finishing = true;
-            queue.offer(PublishedEvent.control(": the Authorization system no longer authorizes system '"
-                    + request.subscriber() + "' to receive events from "
-                    + (request.sources().isEmpty() ? "any publisher" : "any of the sources " + request.sources())
-                    + "; the stream ends\n\n"));
+            queue.offer(PublishedEvent.control(": " + request.unauthorized() + "; the stream ends\n\n"));
         }
         schedule();
     }
@@ -532,15 +529,13 @@ public final class SubscriberQueue implements Subscriber {
 
     /** The next frame to write, the preamble's first; under the monitor. */
     private PublishedEvent poll() {
-        PublishedEvent next;
-        do {
-            if (preambleNext < preamble.size()) {
-                next = preamble.get(preambleNext++);
-            } else {
-                next = pageOnly ? null : queue.poll();
+        while (preambleNext < preamble.size()) {
+            PublishedEvent next = preamble.get(preambleNext++);
+            if (passes(next)) {
+                return next;
             }
-        } while (next != null && !passes(next));
-        return next;
+        }
+        return pageOnly ? null : pollQueue();
     }
 
     /** The next queued frame to write; under the monitor. */
