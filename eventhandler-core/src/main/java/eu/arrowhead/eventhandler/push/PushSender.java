@@ -58,7 +58,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class PushSender implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(PushSender.class);
-    private static final TimeValue SHUTDOWN_WAIT = TimeValue.ofMilliseconds(200);
+    private static final TimeValue SHUTDOWN_WAIT = TimeValue.ofSeconds(2);
 
     private final CloseableHttpAsyncClient client;
     private final PoolingAsyncClientConnectionManager connections;
@@ -381,10 +381,11 @@ public final class PushSender implements AutoCloseable {
     public void close() {
         dispatch.shutdownNow();
         // A graceful close would wait up to its own 5 s for subscribers that still hang; the grace period
-        // for them has passed by now (see awaitIdle). Their POSTs are cancelled, so that the I/O threads end
-        // within the short wait: closing the client under a thread still ending makes HttpClient log a
-        // ClosedSelectorException with its stack trace.
+        // for them has passed by now (see awaitIdle). Their POSTs are cancelled and every pooled connection is
+        // closed, so that the I/O threads end within the wait (at once, unless the machine is very busy): closing
+        // the client under a thread still ending makes HttpClient log a ClosedSelectorException's stack trace.
         inFlight.forEach(exchange -> exchange.cancel(true));
+        connections.close(CloseMode.IMMEDIATE);
         client.initiateShutdown();
         try {
             client.awaitShutdown(SHUTDOWN_WAIT);
