@@ -220,9 +220,13 @@ public final class EventStreamHandler extends HttpHandler {
     }
 
     private void startFromJournal(SubscriberQueue subscriber, Set<String> topicKeys, Replay replay) {
-        if (!subscriber.awaitsReplay()) {
-            // Gone or refused while it waited for a reader: its page would be read for nobody, ahead of the others.
+        if (!subscriber.clientConnected()) {
+            // Gone while it waited for a reader: its page would be read for nobody, ahead of the others.
             subscriber.close(DisconnectReason.CLIENT_CLOSED);
+            return;
+        }
+        if (subscriber.closing()) {
+            // Refused meanwhile (its live queue overflowed): the refusal, already under way, ends the stream.
             return;
         }
         // The filter in effect now: an authorization update may have changed it while the resume waited.

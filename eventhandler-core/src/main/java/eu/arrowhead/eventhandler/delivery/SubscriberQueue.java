@@ -350,12 +350,14 @@ public final class SubscriberQueue implements Subscriber {
         }
     }
 
-    /**
-     * Whether the stream still waits for its replay: its client is connected, and it was neither refused nor
-     * closed meanwhile. A resume that no longer waits is not read for.
-     */
-    boolean awaitsReplay() {
-        return connection.isOpen() && !closeRequested.get();
+    /** Whether the client is still connected: a resume whose client has gone is not read for. */
+    boolean clientConnected() {
+        return connection.isOpen();
+    }
+
+    /** Whether the stream is being refused or closed: whoever began that ends it; a replay is not read for it. */
+    boolean closing() {
+        return closeRequested.get();
     }
 
     /**
