@@ -38,6 +38,7 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                    bench cpu [--events=N] [--runs=N] [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
                    bench cluster [--events=N] [--cpu-quota=CORES] [--subscribers=N] [--step-seconds=N]
                          [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
+                   bench secure-push [--events=N] [--runs=N] [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
                    bench reliability <flood|streams|bodies|crash|soak|all> [options]: the reliability suite
                          against the server as a process ('bench reliability' alone lists its options)
             scenarios (latency from before the publish call to the subscriber's parse, one clock; the peers
@@ -79,11 +80,19 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                      a cgroup (needs root), --subscribers (90) spread evenly, one publisher at a fixed pace,
                      its events to each node in turn, raised by half every --step-seconds (5) until the p99
                      passes 50 ms twice
+              secure-push  issue 27's push criterion: N (10000) events at 200/s to 5 push subscribers, the
+                     server as a process in secure mode (mutual TLS, certificates made with keytool for the run:
+                     subscribers that require the server's client certificate and subscribe with their own, a
+                     publisher with its own) and as another in insecure mode, each warmed up with unmeasured push
+                     for --warm-up-seconds, measured one after the other (the order swapped each run): latency,
+                     process CPU per event, connections open to each subscriber at the end (counted on the
+                     subscriber's side, and eventhandler_push_connections); then the criterion, held or missed
             options:
               --events     the count N above
               --runs       run each scenario N times (default 1); above 1, a table of the medians follows
               --warm-up-seconds  unmeasured publishing on each new server before its rows (default 10; cpu 20)
-              --target     measure a running server instead of starting one in this JVM (not D, store, cpu)
+              --target     measure a running server instead of starting one in this JVM (not D, store, cpu,
+                           cluster, secure-push)
               --pid        with --target: the server's process id, to read its CPU time, threads and RSS
               --mysql-url  store: the database of the MariaDB rows, whose event log tables are dropped before
                            each row (default jdbc:mysql://127.0.0.1:3306/test); unreachable, the rows are skipped
@@ -232,10 +241,11 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                 case T -> Set.of(ThroughputScenario.ROW_SETTING);
                 case CPU -> CpuScenario.ROW_SETTINGS;
                 case CLUSTER -> Set.of("store.mode");
+                case SECURE_PUSH -> SecurePushScenario.ROW_SETTINGS;
                 default -> Set.of();
             };
             if (target != null && (scenario == Scenario.STORE || scenario == Scenario.D || scenario == Scenario.CPU
-                    || scenario == Scenario.CLUSTER)) {
+                    || scenario == Scenario.CLUSTER || scenario == Scenario.SECURE_PUSH)) {
                 throw new IllegalArgumentException("scenario " + scenario.label() + " starts a server of its own"
                         + " for each row; --target does not go with it");
             }

@@ -1,8 +1,6 @@
 package eu.arrowhead.eventhandler.bench;
 
 import eu.arrowhead.eventhandler.bench.PublishLoop.Shape;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -71,7 +69,7 @@ final class CpuScenario {
         String logPrefix = ResultWriter.prefix("cpu", Instant.now());
         for (Configuration configuration : CONFIGURATIONS) {
             rows.put(configuration.broker(), ours(configuration, options, shapes,
-                    serverLog(options.out(), logPrefix, configuration)));
+                    ResultWriter.serverLog(options.out(), logPrefix, configuration.broker())));
         }
         for (Peer peer : Peer.values()) {
             if (!peer.reachable()) {
@@ -114,24 +112,9 @@ final class CpuScenario {
             List<PublishLoop.Result> results = shapes.stream().map(shape -> new PublishLoop(
                     shape.labelled(shape.label() + suffix), server.baseUri(), new RawHttpEnds(false), snapshot)
                     .run()).toList();
-            List<String> warnings = server.warnings();
-            if (!warnings.isEmpty()) {
-                warnings.forEach(System.err::println);
-                System.err.println("bench: the server with " + configuration.description()
-                        + " logged the warnings and errors above");
-            }
+            server.reportWarnings("the server with " + configuration.description());
             return results;
         }
-    }
-
-    /** The file in the result directory {@code out} that takes the output of our server in {@code configuration}. */
-    private static Path serverLog(Path out, String prefix, Configuration configuration) {
-        try {
-            Files.createDirectories(out);
-        } catch (IOException e) {
-            throw new BenchException("cannot create the result directory " + out + ": " + e, e);
-        }
-        return out.resolve(prefix + "-server-" + configuration.broker() + ".log");
     }
 
     /** The table, scenario by scenario, each broker's row beside the others; then the targets. */

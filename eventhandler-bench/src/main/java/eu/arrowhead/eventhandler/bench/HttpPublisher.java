@@ -4,17 +4,20 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.BatchPublishResponse;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.PublishResponse;
+import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import javax.net.ssl.SSLContext;
 import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.config.ConnectionConfig;
 import org.apache.hc.client5.http.config.RequestConfig;
 import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
 import org.apache.hc.client5.http.impl.classic.HttpClients;
 import org.apache.hc.client5.http.impl.io.PoolingHttpClientConnectionManagerBuilder;
+import org.apache.hc.client5.http.ssl.ClientTlsStrategyBuilder;
 import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpHeaders;
 import org.apache.hc.core5.http.io.entity.ByteArrayEntity;
@@ -33,17 +36,36 @@ final class HttpPublisher implements PublishLoop.Publisher {
     private final URI publishUri;
     private final URI batchUri;
     private final boolean newConnectionPerPublish;
+    /** The system named as every event's source, or null for none. */
+    private final SystemRequest source;
 
     /**
      * @param newConnectionPerPublish send {@code Connection: close}, so that every publish pays for a new
      *                                TCP connection
      */
     HttpPublisher(URI base, boolean newConnectionPerPublish) {
+        this(base, newConnectionPerPublish, null, null);
+    }
+
+    /**
+     * A kept-alive publisher to an https {@code base} as the system {@code tls}'s certificate names: in secure
+     * mode an event must name its publisher, {@code sourceSystemName}, as its source.
+     */
+    HttpPublisher(URI base, SSLContext tls, String sourceSystemName) {
+        this(base, false, tls, sourceSystemName);
+    }
+
+    private HttpPublisher(URI base, boolean newConnectionPerPublish, SSLContext tls, String sourceSystemName) {
         this.publishUri = base.resolve("/eventhandler/publish");
         this.batchUri = base.resolve("/eventhandler/publish/batch");
         this.newConnectionPerPublish = newConnectionPerPublish;
+        this.source = sourceSystemName == null ? null : SystemRequest.named(sourceSystemName);
+        PoolingHttpClientConnectionManagerBuilder connections = PoolingHttpClientConnectionManagerBuilder.create();
+        if (tls != null) {
+            connections.setTlsSocketStrategy(ClientTlsStrategyBuilder.create().setSslContext(tls).buildClassic());
+        }
         this.client = HttpClients.custom()
-                .setConnectionManager(PoolingHttpClientConnectionManagerBuilder.create()
+                .setConnectionManager(connections
                         .setMaxConnPerRoute(1).setMaxConnTotal(1)
                         .setDefaultConnectionConfig(ConnectionConfig.custom()
                                 .setConnectTimeout(CONNECT_TIMEOUT).setSocketTimeout(RESPONSE_TIMEOUT).build())
@@ -52,13 +74,20 @@ final class HttpPublisher implements PublishLoop.Publisher {
                         .setConnectionRequestTimeout(CONNECT_TIMEOUT).setResponseTimeout(RESPONSE_TIMEOUT).build())
                 // A retried publish would be a second event: the bench must see every failure as it is.
                 .disableAutomaticRetries()
+                // Else a connection whose TLS session carries our certificate is tied to its principal, which no
+                // request presents: every publish would open a new mutual-TLS connection (as PushSender's did).
+                .disableConnectionState()
                 .build();
     }
 
     /** The JSON of an event, made before the clock starts so that it is not part of the measured time. */
     static byte[] body(String eventType, String payload) {
+        return json(EventPublishRequest.of(eventType, payload));
+    }
+
+    private static byte[] json(Object request) {
         try {
-            return JsonMapper.get().writeValueAsBytes(EventPublishRequest.of(eventType, payload));
+            return JsonMapper.get().writeValueAsBytes(request);
         } catch (JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
@@ -66,7 +95,7 @@ final class HttpPublisher implements PublishLoop.Publisher {
 
     @Override
     public long publish(String eventType, String payload) {
-        return publish(body(eventType, payload));
+        return publish(json(new EventPublishRequest(eventType, payload, null, source, null)));
     }
 
     /** Publishes and returns the id the server gave the event; any answer but 200 is a failure. */
@@ -80,12 +109,7 @@ final class HttpPublisher implements PublishLoop.Publisher {
 
     /** The JSON array of {@code count} events, for {@code publish/batch}. */
     static byte[] batchBody(String eventType, String payload, int count) {
-        try {
-            return JsonMapper.get().writeValueAsBytes(
-                    Collections.nCopies(count, EventPublishRequest.of(eventType, payload)));
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return json(Collections.nCopies(count, EventPublishRequest.of(eventType, payload)));
     }
 
     /** Publishes and returns the server's answer, whatever it is; only no answer at all is a failure. */

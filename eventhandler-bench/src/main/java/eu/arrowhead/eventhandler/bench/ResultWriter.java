@@ -32,6 +32,19 @@ final class ResultWriter {
         return scenario + "-" + STAMP.format(when);
     }
 
+    /**
+     * The file in the result directory {@code out} that takes the output of a server process of a run whose
+     * files start with {@code prefix}: {@code PREFIX-server-NAME.log}; the directory is made if need be.
+     */
+    static Path serverLog(Path out, String prefix, String name) {
+        try {
+            Files.createDirectories(out);
+        } catch (IOException e) {
+            throw new BenchException("cannot create the result directory " + out + ": " + e, e);
+        }
+        return out.resolve(prefix + "-server-" + name + ".log");
+    }
+
     /** Writes the files and returns their paths. */
     static List<Path> write(Path directory, String scenario, Instant when, List<ResultTable> tables) {
         String prefix = prefix(scenario, when);

@@ -19,7 +19,8 @@ enum Scenario {
     S("S", 4000, SlowSubscriberScenario::run),
     STORE("store", 2000, StoreScenario::run),
     CPU("cpu", 30_000, CpuScenario::run),
-    CLUSTER("cluster", 5000, ClusterScenario::run);
+    CLUSTER("cluster", 5000, ClusterScenario::run),
+    SECURE_PUSH("secure-push", 10_000, SecurePushScenario::run);
 
     /**
      * What {@code all} runs, in this order: every scenario but the store's, which has its own command, and
@@ -28,7 +29,7 @@ enum Scenario {
      * ({@code scripts/bench process M}). P is in: its rows take about 25 s after the warm-up, and it is the
      * suite's only check that push subscribers get every event once and in order. Nor cpu, which starts
      * server processes of its own and has its own command too; nor cluster, which starts NATS servers and
-     * server processes.
+     * server processes; nor secure-push, whose two server processes take about 2 minutes a run.
      */
     static final List<Scenario> ALL = List.of(A, B, C, D, F, P, T, S);
 
@@ -60,9 +61,16 @@ enum Scenario {
         return runner.run(options, count);
     }
 
-    /** The tables of several runs as one: the medians of each cell (for cpu, with its targets judged anew). */
+    /**
+     * The tables of several runs as one: the medians of each cell (for cpu and secure-push, with their targets
+     * judged anew).
+     */
     List<ResultTable> medians(List<List<ResultTable>> runs) {
-        return this == CPU ? CpuScenario.medians(runs) : ResultTable.medians(runs);
+        return switch (this) {
+            case CPU -> CpuScenario.medians(runs);
+            case SECURE_PUSH -> SecurePushScenario.medians(runs);
+            default -> ResultTable.medians(runs);
+        };
     }
 
     /**

@@ -178,6 +178,15 @@ final class ServerJvm implements AutoCloseable {
         return logSince(0).lines().filter(line -> WARNING.matcher(line).find()).toList();
     }
 
+    /** Prints the {@link #warnings} to stderr, followed by a line that names the server as {@code which}. */
+    void reportWarnings(String which) {
+        List<String> warnings = warnings();
+        if (!warnings.isEmpty()) {
+            warnings.forEach(System.err::println);
+            System.err.println("bench: " + which + " logged the warnings and errors above");
+        }
+    }
+
     /** SIGKILL: the server gets no chance to finish anything. */
     void kill() {
         process.destroyForcibly();

@@ -52,6 +52,16 @@ class BenchOptionsTest {
     }
 
     @Test
+    void securePushSendsTenThousandEventsAndSetsTheTlsKeysItself() {
+        BenchOptions options = parse("secure-push", "--runs=3", "--push.connections-per-target=1");
+        assertEquals(List.of(Scenario.SECURE_PUSH), options.scenarios());
+        assertEquals(10_000, options.counts().get(Scenario.SECURE_PUSH));
+        assertEquals("1", options.overrides().get("push.connections-per-target"));
+        assertTrue(refusal("secure-push", "--server.ssl.enabled=false").contains("sets [server.ssl.enabled] itself"));
+        assertTrue(refusal("secure-push", "--target=http://127.0.0.1:8455").contains("starts a server of its own"));
+    }
+
+    @Test
     void aListOfScenariosSharesTheCountAndOverrides() {
         BenchOptions options = parse("A,C", "--events=50", "--warm-up-seconds=0", "--store.mode=off");
         assertEquals(List.of(Scenario.A, Scenario.C), options.scenarios());
