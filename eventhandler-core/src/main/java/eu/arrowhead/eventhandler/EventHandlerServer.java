@@ -32,6 +32,7 @@ import eu.arrowhead.eventhandler.security.AccessRules;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.ManagementAccess;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
+import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import eu.arrowhead.eventhandler.security.TlsMaterial;
 import eu.arrowhead.eventhandler.store.DatabaseEventStore;
 import eu.arrowhead.eventhandler.store.EventStore;
@@ -143,12 +144,9 @@ public final class EventHandlerServer implements AutoCloseable {
         // Secure mode's material first: a wrong password or a bad ACL stops the server before it opens anything.
         TlsMaterial tls = config.security().sslEnabled() ? TlsMaterial.load(config.security()) : null;
         Authorizer rules = tls == null ? Authorizer.INSECURE : AccessRules.from(config.security());
-        // As the 4.x Event Handler, in either mode: over plain HTTP in insecure mode.
-        PublisherAuthorization publishers = config.security().authorizationEnabled()
-                ? PublisherAuthorization.connect(rules, config.security(), tls == null ? null : tls.context())
-                : null;
         EventStore store = null;
         ClusterNode cluster = null;
+        PublisherAuthorization publishers = null;
         try {
             if (config.cluster().enabled()) {
                 cluster = ClusterNode.join(config.cluster(), nodeName(config));
@@ -156,16 +154,23 @@ public final class EventHandlerServer implements AutoCloseable {
             } else {
                 store = openStore(config);
             }
+            // As the 4.x Event Handler, in either mode: over plain HTTP in insecure mode. After the store, which
+            // keeps its last answers: existing subscribers are served even if it cannot be reached now.
+            if (config.security().authorizationEnabled()) {
+                AuthorizationStore answers = store == null ? AuthorizationStore.NONE : store.authorizationAnswers();
+                publishers = PublisherAuthorization.connect(rules, config.security(),
+                        tls == null ? null : tls.context(), answers);
+            }
             return start(config, store, cluster, tls, rules, publishers);
         } catch (IOException | RuntimeException e) {
+            if (publishers != null) {
+                publishers.close();
+            }
             if (store != null) {
                 store.close();
             }
             if (cluster != null) {
                 cluster.close();
-            }
-            if (publishers != null) {
-                publishers.close();
             }
             throw e;
         }
@@ -240,6 +245,9 @@ public final class EventHandlerServer implements AutoCloseable {
             if (cluster != null) {
                 // Watched before they are loaded, so that no other node's change falls between.
                 cluster.watchSubscriptions(pushSubscriptions);
+                if (publishers != null) {
+                    cluster.shareAuthorizationUpdates(publishers);
+                }
             }
             pushSubscriptions.load();
         } catch (IOException | RuntimeException e) {
@@ -262,7 +270,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(new HealthResource(store, cluster))
                 .register(new EventsResource(store, config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
-                .register(new SubscriptionsResource(pushSubscriptions, streamAuthorization, authorizer))
+                .register(new SubscriptionsResource(pushSubscriptions, authorizer))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
@@ -422,14 +430,15 @@ public final class EventHandlerServer implements AutoCloseable {
             stopQuietly("push sender", pushSender::close);
             stopQuietly("event store readers", () -> awaitEnd("event store readers", journalReaders, databaseDeadline));
             stopQuietly("event store retention", () -> awaitEnd("event store retention", retention, databaseDeadline));
+            // Before the store, whose last writes may be its answers.
+            if (publisherAuthorization != null) {
+                stopQuietly("Authorization system client", publisherAuthorization::close);
+            }
             if (store != null) {
                 stopQuietly("event store", store::close);
             }
             if (cluster != null) {
                 stopQuietly("cluster connection", cluster::close);
-            }
-            if (publisherAuthorization != null) {
-                stopQuietly("Authorization system client", publisherAuthorization::close);
             }
         }
         return clean;

@@ -11,6 +11,7 @@ import eu.arrowhead.eventhandler.publish.SharedStream;
 import eu.arrowhead.eventhandler.push.PushDelivery;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
+import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.nats.client.Dispatcher;
@@ -160,6 +161,11 @@ public final class ClusterNode implements AutoCloseable {
     /** Puts the other nodes' push subscription changes in effect on this node from now on. */
     public void watchSubscriptions(PushSubscriptions pushSubscriptions) throws IOException {
         subscriptions.watch(pushSubscriptions);
+    }
+
+    /** Shares the authorization updates any node receives with every node ({@link SharedAuthorizationUpdates}). */
+    public void shareAuthorizationUpdates(PublisherAuthorization publishers) {
+        SharedAuthorizationUpdates.share(connection.nats(), config.stream(), connection.nodeName(), publishers);
     }
 
     /**

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.cluster;
 
+import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
@@ -112,6 +113,12 @@ final class StreamEventStore implements EventStore {
     @Override
     public void deleteSubscription(long id) {
         subscriptions.deleteSubscription(id);
+    }
+
+    /** In cluster mode the Authorization system's answers are kept in each node's memory only. */
+    @Override
+    public AuthorizationStore authorizationAnswers() {
+        return AuthorizationStore.NONE;
     }
 
     @Override

@@ -14,7 +14,8 @@ final class IneffectiveSettings {
     private static final List<String> TLS_KEYS = List.of("server.ssl.key-store", "server.ssl.key-store-password",
             "server.ssl.key-password", "server.ssl.trust-store", "server.ssl.trust-store-password");
     private static final List<String> AUTHORIZATION_KEYS = List.of("security.authorization.uri",
-            "security.authorization.start-retries", "security.authorization.retry-seconds");
+            "security.authorization.start-retries", "security.authorization.retry-seconds",
+            "security.authorization.recheck-seconds");
     private static final List<String> REGISTRY_KEYS = List.of("arrowhead.service-registry.uri",
             "arrowhead.service-registry.retry-seconds", "arrowhead.service-registry.timeout-seconds",
             "arrowhead.system-name", "arrowhead.system-address");

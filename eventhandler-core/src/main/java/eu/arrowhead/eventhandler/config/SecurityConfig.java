@@ -18,7 +18,8 @@ public record SecurityConfig(
         boolean authorizationEnabled,
         URI authorizationUri,
         int authorizationStartRetries,
-        Duration authorizationRetryInterval) {
+        Duration authorizationRetryInterval,
+        Duration authorizationRecheckInterval) {
 
     static SecurityConfig from(ConfigValues v) {
         return new SecurityConfig(
@@ -32,6 +33,7 @@ public record SecurityConfig(
                 v.bool("security.authorization.enabled"),
                 v.httpUri("security.authorization.uri"),
                 v.integer("security.authorization.start-retries", 0, 1_000_000),
-                v.seconds("security.authorization.retry-seconds", 1));
+                v.seconds("security.authorization.retry-seconds", 1),
+                v.seconds("security.authorization.recheck-seconds", 0));
     }
 }

@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.util.HashMap;
 import java.util.List;
@@ -14,16 +15,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Decides which publishers an SSE stream carries: when it opens, and again for every open stream when the
- * Authorization system announces changed rules ({@code POST publish/authupdate}). A stream stops receiving
- * from a publisher whose rule was deleted before the update is answered, and receives from a newly
- * authorized one from then on, without reconnecting; a stream left with no publisher ends
+ * authorizer's answers change ({@code POST publish/authupdate}, {@link Authorizer#onAuthorizationChange}). A
+ * stream stops receiving from a publisher whose rule was deleted before the update is answered, and receives
+ * from a newly authorized one from then on, without reconnecting; a stream left with no publisher ends
  * ({@link SubscriberQueue#authorize}).
  *
  * <p>An update runs in three steps, so that no lock is held while the Authorization system is asked, which
  * can take seconds:
  * <ol>
- * <li><b>forget</b> (done by the caller, {@link Authorizer#authorizationChanged}): the kept answers go; then
- *     the update takes the next generation;</li>
+ * <li><b>forget</b> (done by the authorizer before its notice, {@link Authorizer#authorizationChanged}): the
+ *     kept answers go; then the update takes the next generation;</li>
  * <li><b>gather</b>: the authorizer is asked once per subscribing system (not per stream), outside every
  *     lock, the hub's included;</li>
  * <li><b>apply</b>: each stream's new filter is put in effect, a field write under the stream's own monitor:
@@ -43,9 +44,11 @@ public final class StreamAuthorization {
     private final StreamSupervisor supervisor;
     private final AtomicLong generation = new AtomicLong();
 
+    /** Listens to {@code authorizer}'s changes from now on. */
     public StreamAuthorization(Authorizer authorizer, StreamSupervisor supervisor) {
         this.authorizer = authorizer;
         this.supervisor = supervisor;
+        authorizer.onAuthorizationChange(this::authorizationChanged);
     }
 
     /** The generation of the rules; read before a stream's filter is decided. */
@@ -57,11 +60,12 @@ public final class StreamAuthorization {
      * The filter a new stream opens with.
      *
      * @throws RequestException 403 when the subscriber is authorized for none of the sources it asked for
+     * @throws HubUnavailableException when the authorizer cannot say now (the Authorization system is down)
      */
     SubscriberFilter filterAtOpen(StreamRequest request) {
         SubscriberFilter filter = request.filter(authorizer.authorizedPublishers(request.subscriber()));
         if (filter == null) {
-            throw RequestException.forbidden(request.unauthorized() + " (or it cannot be reached)");
+            throw RequestException.forbidden(request.unauthorized());
         }
         return filter;
     }
@@ -78,10 +82,10 @@ public final class StreamAuthorization {
     }
 
     /**
-     * The Authorization system's rules changed, and the authorizer has forgotten its answers: every open
-     * stream gets the publishers the rules now allow. Returns once they are in effect.
+     * The authorizer's answers changed (an authorization update, a recheck, the Authorization system back after
+     * an outage): every open stream gets the publishers the rules now allow. Returns once they are in effect.
      */
-    public void authorizationChanged() {
+    private void authorizationChanged() {
         long current = generation.incrementAndGet();
         List<SubscriberQueue> streams = supervisor.streams();
         reauthorize(streams, current);
@@ -109,6 +113,9 @@ public final class StreamAuthorization {
     private Optional<Set<String>> ask(String subscriber) {
         try {
             return authorizer.authorizedPublishers(subscriber);
+        } catch (HubUnavailableException e) {
+            // The Authorization system is down and forgot this subscriber: none until it answers (it says so).
+            return Optional.of(Set.of());
         } catch (RuntimeException e) {
             // Fail closed, as when the Authorization system cannot be reached.
             LOG.error("deciding the publishers of subscriber {} failed; its streams are authorized for none",

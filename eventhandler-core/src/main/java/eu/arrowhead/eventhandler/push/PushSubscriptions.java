@@ -24,7 +24,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +49,8 @@ public final class PushSubscriptions {
     private final PushConfig config;
     private final PushBudget budget;
     private final Object lock = new Object();
+    /** How many authorization changes have begun: a subscribe that saw it move decides again ({@link #catchUp}). */
+    private final AtomicLong authorizationChanges = new AtomicLong();
     private final Map<String, Entry> byKey = new HashMap<>();
     private final TreeMap<Long, Entry> byId = new TreeMap<>();
     private long lastId;
@@ -93,8 +95,6 @@ public final class PushSubscriptions {
         this.budget = budget;
         this.deliveries = deliveries != null ? deliveries
                 : (id, rules) -> new PushSubscriber(hub, sender, config.queueCapacity(), budget, rules);
-        // Subscriptions made while the Authorization system was down have no source in effect: once it
-        // answers again, they get the sources it allows.
         authorizer.onAuthorizationChange(this::recomputeSources);
     }
 
@@ -137,7 +137,7 @@ public final class PushSubscriptions {
                     known.subscriber.follow(changed.topicKey());
                     known.subscriber.unfollow(known.subscription.topicKey());
                 }
-                changeTo(known, changed, changed.effectiveSources(authorized(changed)));
+                changeTo(known, changed, changed.effectiveSources(authorizedOrNone(changed)));
             } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
                 LOG.warn("push subscription {} changed in the shared store cannot be put in effect here: {}",
                         stored.id(), e.getMessage());
@@ -163,7 +163,7 @@ public final class PushSubscriptions {
         }
         try {
             PushSubscription subscription = fromStore(stored);
-            Set<String> sources = subscription.effectiveSources(authorized(subscription));
+            Set<String> sources = subscription.effectiveSources(authorizedOrNone(subscription));
             PushDelivery subscriber = deliveries.create(subscription.id(), rules(subscription, sources));
             subscriber.follow(subscription.topicKey());
             long cost = PushBudget.cost(subscription.request(), stored.json().getBytes(StandardCharsets.UTF_8).length);
@@ -202,6 +202,13 @@ public final class PushSubscriptions {
      * the same event type and subscriber.
      */
     public SubscriptionResponse subscribe(SubscriptionRequest request) {
+        long changesBefore = authorizationChanges.get();
+        SubscriptionResponse response = subscribeChecked(request);
+        catchUp(changesBefore);
+        return response;
+    }
+
+    private SubscriptionResponse subscribeChecked(SubscriptionRequest request) {
         Instant now = now();
         PushSubscription checked = PushSubscription.validate(request, 0, now, now);
         // Outside the lock: a name lookup may take up to push.connect-timeout-seconds.
@@ -309,6 +316,13 @@ public final class PushSubscriptions {
      * @return empty if there is no subscription with this id
      */
     public Optional<SubscriptionResponse> update(long id, SubscriptionRequest request) {
+        long changesBefore = authorizationChanges.get();
+        Optional<SubscriptionResponse> response = updateChecked(id, request);
+        catchUp(changesBefore);
+        return response;
+    }
+
+    private Optional<SubscriptionResponse> updateChecked(long id, SubscriptionRequest request) {
         Instant now = now();
         PushSubscription checked = PushSubscription.validate(request, id, now, now);
         sender.targets().screen(checked.notifyTarget());
@@ -345,24 +359,21 @@ public final class PushSubscriptions {
     }
 
     /**
-     * {@code POST publish/authupdate}: asks the authorizer again which publishers each subscriber may receive
-     * from. The update names the subscriber by its Service Registry id, which this Event Handler does not
-     * hold, so every subscription is recomputed; updates are rare and the answers are per subscriber.
+     * The authorizer's answers changed (an authorization update, a recheck, the Authorization system back after
+     * an outage): asks it about each subscription's subscriber and puts the sources it allows in effect. An
+     * update names the subscriber by its Service Registry id, which this Event Handler does not hold, so every
+     * subscription is recomputed; updates are rare and the answers are per subscriber.
      */
-    public void authorizationChanged() {
-        authorizer.authorizationChanged();
-        recomputeSources();
-    }
-
-    /** Asks the authorizer about each subscription's subscriber and puts the sources it allows in effect. */
     private void recomputeSources() {
+        authorizationChanges.incrementAndGet();
         List<Entry> entries;
         synchronized (lock) {
             entries = new ArrayList<>(byId.values());
         }
-        Map<String, Optional<Set<String>>> bySubscriber = entries.stream()
-                .map(entry -> entry.subscription)
-                .collect(Collectors.toMap(PushSubscription::subscriberKey, this::authorized, (a, b) -> a));
+        Map<String, Optional<Set<String>>> bySubscriber = new HashMap<>();
+        for (Entry entry : entries) {
+            bySubscriber.computeIfAbsent(entry.subscription.subscriberKey(), key -> authorizedOrNone(entry.subscription));
+        }
         synchronized (lock) {
             for (Entry entry : entries) {
                 if (byId.get(entry.subscription.id()) != entry) {
@@ -374,6 +385,17 @@ public final class PushSubscriptions {
                     entry.subscriber.rules(rules(entry.subscription, entry.sources));
                 }
             }
+        }
+    }
+
+    /**
+     * A subscription's sources are decided before it is put in effect under the lock; an authorization change in
+     * between may have recomputed every subscription without it, or before its old answer was written back. Rare
+     * (an update while a subscriber subscribes), so everything is recomputed then.
+     */
+    private void catchUp(long changesBefore) {
+        if (authorizationChanges.get() != changesBefore) {
+            recomputeSources();
         }
     }
 
@@ -500,8 +522,25 @@ public final class PushSubscriptions {
         return new HubUnavailableException("the event store cannot be written now; try again");
     }
 
+    /** @throws HubUnavailableException when the authorizer cannot say now: a new subscription is refused (503) */
     private Optional<Set<String>> authorized(PushSubscription subscription) {
         return authorizer.authorizedPublishers(subscription.request().subscriberSystem());
+    }
+
+    /**
+     * For a subscription that exists already: one whose subscriber the authorizer cannot say anything about now
+     * gets no source until it can (fail closed); the authorizer's next change notice puts its sources in effect.
+     */
+    private Optional<Set<String>> authorizedOrNone(PushSubscription subscription) {
+        try {
+            return authorized(subscription);
+        } catch (HubUnavailableException e) {
+            return Optional.of(Set.of());
+        } catch (RuntimeException e) {
+            LOG.error("deciding the publishers of subscriber {} failed; its subscriptions get none",
+                    subscription.subscriberKey(), e);
+            return Optional.of(Set.of());
+        }
     }
 
     private PushRules rules(PushSubscription subscription, Set<String> sources) {

@@ -4,7 +4,6 @@ import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionListResponse;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionResponse;
-import eu.arrowhead.eventhandler.delivery.StreamAuthorization;
 import eu.arrowhead.eventhandler.http.QueryParameters;
 import eu.arrowhead.eventhandler.http.RequestException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
@@ -38,13 +37,10 @@ public final class SubscriptionsResource {
     private static final Set<String> SORT_FIELDS = Set.of("id", "createdAt", "updatedAt");
 
     private final PushSubscriptions subscriptions;
-    private final StreamAuthorization streams;
     private final Authorizer authorizer;
 
-    /** @param streams decides the open SSE streams' publishers again after an authorization update */
-    public SubscriptionsResource(PushSubscriptions subscriptions, StreamAuthorization streams, Authorizer authorizer) {
+    public SubscriptionsResource(PushSubscriptions subscriptions, Authorizer authorizer) {
         this.subscriptions = subscriptions;
-        this.streams = streams;
         this.authorizer = authorizer;
     }
 
@@ -164,9 +160,8 @@ public final class SubscriptionsResource {
             throw RequestException.badPayload("payload must be the subscriber's system id");
         }
         number(request.payload().strip(), "payload (the subscriber's system id)", 1, Long.MAX_VALUE);
-        // Forgets every kept answer first; the streams then mostly find the answers the push subscriptions asked for.
-        subscriptions.authorizationChanged();
-        streams.authorizationChanged();
+        // Returns once push subscriptions and open streams receive only from the publishers now allowed.
+        authorizer.authorizationChanged();
         return Response.ok().build();
     }
 

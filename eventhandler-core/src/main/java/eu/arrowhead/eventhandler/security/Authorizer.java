@@ -52,6 +52,8 @@ public interface Authorizer {
      *
      * @param subscriberSystemName the subscriber's name, or {@code null} for a stream that names none
      *                             (insecure mode), which an authorizer that restricts publishers refuses
+     * @throws eu.arrowhead.eventhandler.topic.HubUnavailableException when the authorizer cannot say now (the
+     *                             Authorization system is down and has not answered for this subscriber before)
      */
     default Optional<Set<String>> authorizedPublishers(String subscriberSystemName) {
         return Optional.empty();
@@ -68,17 +70,17 @@ public interface Authorizer {
 
     /**
      * The Authorization system announced a change of rights ({@code SUBSCRIBER_AUTH_UPDATE}): what was known
-     * of every subscriber's publishers is forgotten, and the next {@code authorizedPublishers} asks again. The
-     * update names the subscriber by its Service Registry id, which the Event Handler cannot map to a name,
-     * so nothing less than everything can be forgotten.
+     * of every subscriber's publishers is forgotten, and the listeners ({@link #onAuthorizationChange}) put
+     * what it says now in effect before this returns. The update names the subscriber by its Service Registry
+     * id, which the Event Handler cannot map to a name, so nothing less than everything can be forgotten.
      */
     default void authorizationChanged() {
     }
 
     /**
-     * Calls {@code listener} whenever {@code authorizedPublishers} may answer differently without an
-     * authorization update: when the Authorization system answers again after an outage, during which every
-     * subscriber was authorized for no publisher.
+     * Calls {@code listener} whenever {@code authorizedPublishers} may answer differently: after an
+     * authorization update, when a periodic recheck finds a changed answer, and when the Authorization system
+     * answers again after an outage. The listener asks again for the subscribers it serves.
      */
     default void onAuthorizationChange(Runnable listener) {
     }

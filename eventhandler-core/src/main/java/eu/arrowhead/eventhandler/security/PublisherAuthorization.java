@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.security;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.config.SecurityConfig;
 import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import java.util.Optional;
 import java.util.Set;
 import javax.net.ssl.SSLContext;
@@ -24,23 +25,29 @@ public final class PublisherAuthorization implements Authorizer, AutoCloseable {
     public static final String SUBSCRIBER_PARAMETER = "subscriber";
 
     private final Authorizer requests;
-    private final AuthorizationSystem authorization;
+    private final AuthorizationAnswers authorization;
+    /** Tells the other nodes of a cluster of an update this node received; nothing on a single node. */
+    private volatile Runnable forward = () -> {
+    };
 
-    public PublisherAuthorization(Authorizer requests, AuthorizationSystem authorization) {
+    private PublisherAuthorization(Authorizer requests, AuthorizationAnswers authorization) {
         this.requests = requests;
         this.authorization = authorization;
     }
 
     /**
-     * Connects to the Authorization system of {@code config} (waiting for it at most as its start retries
-     * say) and adds its word to {@code requests}.
+     * Loads the answers {@code store} kept, connects to the Authorization system of {@code config} (waiting for
+     * it at most as its start retries say) and adds its word to {@code requests}.
      *
      * @param context the Event Handler's own TLS context for an https Authorization system; {@code null} in
      *                insecure mode
      */
-    public static PublisherAuthorization connect(Authorizer requests, SecurityConfig config, SSLContext context) {
-        return new PublisherAuthorization(requests, AuthorizationSystem.connect(config.authorizationUri(), context,
-                config.authorizationStartRetries(), config.authorizationRetryInterval()));
+    public static PublisherAuthorization connect(Authorizer requests, SecurityConfig config, SSLContext context,
+                                                 AuthorizationStore store) {
+        return new PublisherAuthorization(requests, AuthorizationAnswers.connect(
+                new AuthorizationSystem(config.authorizationUri(), context), store,
+                config.authorizationStartRetries(), config.authorizationRetryInterval(),
+                config.authorizationRecheckInterval()));
     }
 
     @Override
@@ -91,17 +98,32 @@ public final class PublisherAuthorization implements Authorizer, AutoCloseable {
 
     @Override
     public Optional<Set<String>> authorizedPublishers(SystemRequest subscriber) {
-        return Optional.of(authorization.authorizedPublishers(subscriber));
+        return Optional.of(authorization.publishersOf(subscriber));
     }
 
+    /** The Authorization system's update, received by this node: the other nodes of a cluster are told too. */
     @Override
     public void authorizationChanged() {
-        authorization.forgetAll();
+        try {
+            forward.run();
+        } finally {
+            authorization.rulesChanged();
+        }
+    }
+
+    /** Cluster mode: {@code forward} tells the other nodes of each update this node receives. */
+    public void forwardUpdatesTo(Runnable forward) {
+        this.forward = forward;
+    }
+
+    /** Cluster mode: another node received an update; put it in effect here, without telling anyone. */
+    public void updatedElsewhere() {
+        authorization.rulesChanged();
     }
 
     @Override
     public void onAuthorizationChange(Runnable listener) {
-        authorization.onReachableAgain(listener);
+        authorization.onChange(listener);
     }
 
     @Override

@@ -21,8 +21,13 @@ interface BatchSink {
      */
     void force();
 
-    /** Whether the database answers now; asked while writes fail, to know when to try again. */
-    boolean reachable();
+    /**
+     * Commits a small write and forces it to disk, as a probe: asked while writes fail, to know when to try the
+     * events again. Answering a query is not enough: H2 on a full disk answers every one and fails the next commit.
+     *
+     * @throws RuntimeException if the write failed
+     */
+    void takesWrites();
 
     /**
      * The last id recorded by a committed {@link #write}. Asked before writing again after a write failed,

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * {@link RetentionTask} deletes what retention no longer keeps, and {@link EventDatabase} runs every statement,
  * push subscriptions' included.
  */
-public final class DatabaseEventStore implements EventStore {
+public final class DatabaseEventStore implements EventStore, AuthorizationStore {
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseEventStore.class);
     /** How often commits an idle async writer left unforced are forced to disk. */
     private static final Duration IDLE_FORCE_EVERY = Duration.ofSeconds(1);
@@ -207,6 +207,26 @@ public final class DatabaseEventStore implements EventStore {
     @Override
     public void deleteSubscription(long id) {
         database.deleteSubscription(id);
+    }
+
+    @Override
+    public AuthorizationStore authorizationAnswers() {
+        return this;
+    }
+
+    @Override
+    public List<StoredAnswer> loadAnswers() {
+        return database.answers();
+    }
+
+    @Override
+    public void saveAnswer(StoredAnswer answer) {
+        database.saveAnswer(answer);
+    }
+
+    @Override
+    public void deleteAnswers() {
+        database.deleteAnswers();
     }
 
     @Override

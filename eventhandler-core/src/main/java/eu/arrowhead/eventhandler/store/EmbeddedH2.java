@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.store;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
@@ -44,6 +45,25 @@ final class EmbeddedH2 {
             return url;
         }
         return FILE_URL + "async:" + path;
+    }
+
+    /**
+     * The directory an embedded H2 file database lives in, to ask its filesystem for room; empty for any other URL
+     * or a path on one of H2's own file systems.
+     */
+    static Optional<Path> directoryOf(String url) {
+        if (!url.startsWith(FILE_URL)) {
+            return Optional.empty();
+        }
+        String path = url.substring(FILE_URL.length()).split(";", 2)[0];
+        if (FILE_SYSTEM_PREFIX.matcher(path).matches()) {
+            return Optional.empty();
+        }
+        if (path.startsWith("~")) {
+            path = System.getProperty("user.home") + path.substring(1);
+        }
+        Path parent = Path.of(path).toAbsolutePath().getParent();
+        return Optional.ofNullable(parent);
     }
 
     /**

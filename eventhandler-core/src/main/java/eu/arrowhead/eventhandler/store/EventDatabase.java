@@ -4,6 +4,10 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -60,9 +64,16 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     private final Duration timeout;
     /** Whether the log is an H2 file in this process, whose commits the store forces itself. */
     private final boolean embeddedFile;
+    /** Where that file lives: the disk whose room the writer checks before writing again after a failure. */
+    private final Path embeddedDirectory;
+    /**
+     * The room H2 needs to write again after a full disk: a batch's chunk (a few MiB at {@code store.batch-events}
+     * of large events) and its file header, with a margin.
+     */
+    private static final long MIN_FREE_BYTES = 16L << 20;
 
     private EventDatabase(HikariDataSource writerPool, HikariDataSource readerPool, SessionFactory sessions,
-                          int readers, Duration timeout, boolean embeddedFile) {
+                          int readers, Duration timeout, boolean embeddedFile, Path embeddedDirectory) {
         this.writerPool = writerPool;
         this.readerPool = readerPool;
         this.sessions = sessions;
@@ -70,6 +81,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         this.readers = readers;
         this.timeout = timeout;
         this.embeddedFile = embeddedFile;
+        this.embeddedDirectory = embeddedDirectory;
     }
 
     /**
@@ -120,7 +132,8 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                 warnUnlessCommitsAreFlushed(writerPool);
             }
             return new EventDatabase(writerPool, readerPool, sessionFactory(readerPool, h2), readers,
-                    config.storeTimeout(), config.storeUrl().startsWith("jdbc:h2:file:"));
+                    config.storeTimeout(), config.storeUrl().startsWith("jdbc:h2:file:"),
+                    EmbeddedH2.directoryOf(config.storeUrl()).orElse(null));
         } catch (SQLException | RuntimeException e) {
             writerPool.close();
             readerPool.close();
@@ -199,6 +212,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                     .addAnnotatedClass(StateRecord.class)
                     .addAnnotatedClass(SubscriptionRecord.class)
                     .addAnnotatedClass(MissingRangeRecord.class)
+                    .addAnnotatedClass(AnswerRecord.class)
                     .buildMetadata()
                     .buildSessionFactory();
         } catch (RuntimeException e) {
@@ -472,23 +486,67 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                 "delete from SubscriptionRecord s where s.id = :id").setParameter("id", id).executeUpdate()));
     }
 
+    List<AuthorizationStore.StoredAnswer> answers() {
+        return upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                "from AnswerRecord a", AnswerRecord.class).getResultList()))
+                .stream().map(AnswerRecord::stored).toList();
+    }
+
+    /** Inserts or replaces the answer for its subscriber. */
+    void saveAnswer(AuthorizationStore.StoredAnswer answer) {
+        upkeep(() -> sessions.fromTransaction(session -> session.merge(new AnswerRecord(answer))));
+    }
+
+    void deleteAnswers() {
+        upkeep(() -> sessions.fromTransaction(session -> session.createMutationQuery(
+                "delete from AnswerRecord a").executeUpdate()));
+    }
+
     @Override
     public long lastWrittenId() {
         StateRecord lastId = onWriterConnection(session -> session.get(StateRecord.class, StateRecord.LAST_ID));
         return lastId == null ? 0 : lastId.value();
     }
 
+    /**
+     * A transaction that changes a row, so that H2 must write a chunk to its file and the disk must take it, then
+     * forced like the events' commits. The connection is replaced after a failure ({@link #onWriterConnection}),
+     * which opens a database that closed itself again. Run only while writes fail, at most ten times a second.
+     */
     @Override
-    public boolean reachable() {
-        try (Connection connection = writerPool.getConnection()) {
-            if (connection.isValid((int) Math.max(1, writerPool.getValidationTimeout() / 1000))) {
-                return true;
+    public void takesWrites() {
+        requireRoomForH2();
+        onWriterConnection(session -> {
+            int rows = session.createMutationQuery("update StateRecord s set s.value = s.value + 1 where s.name = :name")
+                    .setParameter("name", StateRecord.WRITE_PROBE).executeUpdate();
+            if (rows == 0) {
+                session.insert(new StateRecord(StateRecord.WRITE_PROBE, 1));
             }
-        } catch (SQLException e) {
-            // down: said below
+            return null;
+        });
+        force();
+    }
+
+    /**
+     * Refuses to let H2 write again while its disk has less than {@value #MIN_FREE_BYTES} bytes free. After a write
+     * that found the disk full, H2 opens its file again and commits into the room the file already has, and those
+     * commits (answered 200 in sync mode) were gone after its next failure opened the file once more (measured in
+     * {@code FullDiskIT}: 34 acknowledged events of 35). Writes are tried again only once the disk has room.
+     */
+    private void requireRoomForH2() {
+        if (embeddedDirectory == null) {
+            return;
         }
-        reconnect(writerPool);
-        return false;
+        long free;
+        try {
+            free = Files.getFileStore(embeddedDirectory).getUsableSpace();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot tell how much room the log's disk has: " + e.getMessage(), e);
+        }
+        if (free < MIN_FREE_BYTES) {
+            throw new IllegalStateException(new IOException("No space left on device: " + free + " bytes free in "
+                    + embeddedDirectory + ", writes wait for " + MIN_FREE_BYTES));
+        }
     }
 
     /** Keeps H2's file in few chunks ({@link EmbeddedH2#compact}); does nothing on MySQL/MariaDB. */

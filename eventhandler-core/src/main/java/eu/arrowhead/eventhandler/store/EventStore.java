@@ -10,8 +10,8 @@ import java.util.Set;
 /**
  * The event store as the server holds it: the log of every accepted event. The hub sees only its
  * {@link EventJournal} side (appends in id order, replay reads); the rest of the server asks it for a page of
- * the log ({@code mgmt/events}), its state (health, metrics), the push subscriptions it keeps, the periodic
- * tasks it needs run, and a drain and close at shutdown.
+ * the log ({@code mgmt/events}), its state (health, metrics), the push subscriptions and the Authorization
+ * system's answers it keeps, the periodic tasks it needs run, and a drain and close at shutdown.
  *
  * <p>This is the seam between the broker and a journal backend: {@link DatabaseEventStore} keeps the log in
  * H2 or MySQL/MariaDB; another backend implements this interface and is opened in its place. Nothing here
@@ -30,6 +30,9 @@ public interface EventStore extends EventJournal, SubscriptionStore {
      * @throws eu.arrowhead.eventhandler.topic.HubUnavailableException if the log cannot be read now
      */
     QueryPage query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit);
+
+    /** Where the Authorization system's last answers are kept ({@link AuthorizationStore#NONE} for nowhere). */
+    AuthorizationStore authorizationAnswers();
 
     /** The store's state, for the health endpoint and the metrics. */
     Status status();

@@ -88,17 +88,16 @@ final class JournalWriter {
     /** When a refusal for backpressure was last logged at WARN. */
     private long behindLoggedNanos;
     private boolean behindLogged;
-    private volatile boolean up = true;
+    /** Whether writes work, and the outage the log and health report. */
+    private final WriteOutage outage = new WriteOutage();
     /** Whether the last write failed; its commit may still have happened. Only the writer thread uses it. */
     private boolean lastWriteFailed;
-    /** While down: the database answered a probe, so the next batch is tried. Only the writer thread uses it. */
+    /** While down: a probe's write committed, so the next batch is tried. Only the writer thread uses it. */
     private boolean probeAnswered;
     /** When the writer last forced its commits to disk. Only the writer thread uses it. */
     private long forcedNanos = System.nanoTime();
     /** Async mode: a commit has not been forced yet; {@link #forceIdleCommits} forces it if the writer does not. */
     private volatile boolean unforced;
-    private volatile String lastError;
-    private volatile Instant downSince;
     private final LongAdder written = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private final LongAdder refused = new LongAdder();
@@ -134,7 +133,7 @@ final class JournalWriter {
         long bytes = WriteBuffer.bytesOf(events);
         lock.lock();
         try {
-            if (durable && !up) {
+            if (durable && !outage.writable()) {
                 throw down();
             }
             if (!ids.allows(firstId + count - 1)) {
@@ -142,7 +141,7 @@ final class JournalWriter {
                         + " disk (store.id-mark-file); publish again shortly");
             }
             if (!buffer.fits(count, bytes)) {
-                if (durable || up) {
+                if (durable || outage.writable()) {
                     throw behind();
                 }
                 makeRoom(count, bytes);
@@ -170,10 +169,10 @@ final class JournalWriter {
     void requireRoom() {
         lock.lock();
         try {
-            if (durable && !up) {
+            if (durable && !outage.writable()) {
                 throw down();
             }
-            if (up && buffer.full()) {
+            if (outage.writable() && buffer.full()) {
                 throw behind();
             }
         } finally {
@@ -183,7 +182,7 @@ final class JournalWriter {
 
     /** Called under the lock: in sync mode with the database down, a publish cannot be committed. */
     private HubUnavailableException down() {
-        return new HubUnavailableException("the event store is unavailable (" + lastError + "); publish again later");
+        return new HubUnavailableException("the event store is unavailable (" + outage.lastError() + "); publish again later");
     }
 
     /** Called under the lock: the database works but the writer has not caught up with what was accepted. */
@@ -238,14 +237,24 @@ final class JournalWriter {
                     if (stopping) {
                         return;
                     }
-                    if (!up && !probeAnswered) {
+                    if (!outage.writable() && !probeAnswered) {
+                        break;
+                    }
+                    long settleLeft = outage.settling() ? outage.settleLeftNanos() : -1;
+                    if (settleLeft == 0) {
+                        // Writes work again and none failed for a while: a probe ends the outage, also when
+                        // nobody publishes.
                         break;
                     }
                     writerIdle = true;
-                    work.await();
+                    if (settleLeft > 0) {
+                        work.awaitNanos(settleLeft);
+                    } else {
+                        work.await();
+                    }
                     writerIdle = false;
                 }
-                if (up || probeAnswered) {
+                if (outage.writable() || probeAnswered) {
                     if (!durable) {
                         linger();
                     }
@@ -287,12 +296,16 @@ final class JournalWriter {
     }
 
     /**
-     * While down with nothing to write, or before the next batch is tried: whether the database answers. The
-     * store is up again only once a write succeeds (with nothing pending, once it answers), so that a database
-     * that answers probes but fails writes is not announced as back after every probe.
+     * While down with nothing to write, before the next batch is tried, or to end an outage once writes have
+     * worked long enough: whether a write commits ({@link BatchSink#takesWrites}). A database that only answers is
+     * not enough: H2 on a full disk opens its file again and answers every query, then fails the next commit.
      */
     private boolean probe() {
-        if (!sink.reachable()) {
+        try {
+            sink.takesWrites();
+        } catch (RuntimeException e) {
+            outage.failed(EventDatabase.describe(e), bufferedEvents());
+            failedTransactions.increment();
             return false;
         }
         lock.lock();
@@ -304,8 +317,17 @@ final class JournalWriter {
         } finally {
             lock.unlock();
         }
-        markUp();
+        outage.succeeded();
         return true;
+    }
+
+    private int bufferedEvents() {
+        lock.lock();
+        try {
+            return buffer.events();
+        } finally {
+            lock.unlock();
+        }
     }
 
     private boolean write(List<WriteBuffer.Entry> batch) {
@@ -343,7 +365,7 @@ final class JournalWriter {
         missing.saved(ranges);
         // Before drain() can see the buffer empty, so that a drained writer's status adds up.
         written.add(count);
-        markUp();
+        outage.succeeded();
         lock.lock();
         try {
             buffer.committed();
@@ -389,7 +411,6 @@ final class JournalWriter {
     }
 
     private void failed(RuntimeException e) {
-        failedTransactions.increment();
         String reason = EventDatabase.describe(e);
         List<WriteBuffer.Entry> refusedEntries = List.of();
         int buffered;
@@ -406,28 +427,12 @@ final class JournalWriter {
         } finally {
             lock.unlock();
         }
-        lastError = reason;
-        if (up) {
-            up = false;
-            downSince = Instant.now();
-            LOG.warn("the event store cannot write: {}; live delivery goes on, {} events wait to be written, retrying",
-                    reason, buffered);
-        } else {
-            LOG.debug("the event store still cannot write: {}", reason);
-        }
+        // Before the refusals are answered: a publisher told 503 finds health saying so.
+        outage.failed(reason, buffered);
+        failedTransactions.increment();
         HubUnavailableException cause = new HubUnavailableException("the event store cannot write (" + reason
                 + "); the event was not published");
         refusedEntries.forEach(entry -> entry.committed().completeExceptionally(cause));
-    }
-
-    private void markUp() {
-        if (!up) {
-            Instant since = downSince;
-            up = true;
-            downSince = null;
-            LOG.info("the event store is writing again after {} s down", since == null ? 0
-                    : Duration.between(since, Instant.now()).toSeconds());
-        }
     }
 
     /** The last id the database has committed. */
@@ -465,7 +470,7 @@ final class JournalWriter {
      *                                 database must be read for while it is down
      */
     void requireReadable(long afterId, long upToId) {
-        if (up) {
+        if (outage.writable()) {
             return;
         }
         lock.lock();
@@ -476,7 +481,7 @@ final class JournalWriter {
         } finally {
             lock.unlock();
         }
-        throw new HubUnavailableException("the event store cannot be read now (" + lastError
+        throw new HubUnavailableException("the event store cannot be read now (" + outage.lastError()
                 + "); resume again later");
     }
 
@@ -507,10 +512,11 @@ final class JournalWriter {
     EventStore.Status status() {
         lock.lock();
         try {
-            Instant since = downSince;
-            return new EventStore.Status(mode.name().toLowerCase(), up ? "UP" : "DOWN", buffer.events(),
+            Instant since = outage.downSince();
+            boolean down = outage.down();
+            return new EventStore.Status(mode.name().toLowerCase(), down ? "DOWN" : "UP", buffer.events(),
                     buffer.bytes(), committedUpTo, missing.deletedUpTo(), missing.count(), written.sum(),
-                    dropped.sum(), refused.sum(), failedTransactions.sum(), up ? null : lastError,
+                    dropped.sum(), refused.sum(), failedTransactions.sum(), down ? outage.lastError() : null,
                     since == null ? null : since.toString(), List.of());
         } finally {
             lock.unlock();
@@ -553,7 +559,7 @@ final class JournalWriter {
             stopping = true;
             closing = true;
             work.signalAll();
-            clean = buffer.events() == 0 && up;
+            clean = buffer.events() == 0 && outage.writable();
             lastId = appendedUpTo;
         } finally {
             lock.unlock();

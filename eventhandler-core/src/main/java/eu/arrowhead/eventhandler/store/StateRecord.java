@@ -15,6 +15,8 @@ class StateRecord {
     static final String MISSING_UP_TO = "missing_up_to";
     /** The ids the running store may have given out beyond its last commit; what a crash skips. */
     static final String LAG_BOUND = "lag_bound";
+    /** Counts the writer's probes while writes fail (see {@link BatchSink#takesWrites}); means nothing else. */
+    static final String WRITE_PROBE = "write_probe";
 
     @Id
     @Column(name = "name")

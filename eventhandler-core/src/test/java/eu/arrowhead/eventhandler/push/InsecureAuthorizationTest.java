@@ -145,17 +145,33 @@ class InsecureAuthorizationTest {
         }
     }
 
+    /**
+     * As the 4.x Event Handler: a new subscription is refused with 503 while the Authorization system cannot
+     * be reached; one whose answer an update made it forget gets nothing (fail closed) until it answers again.
+     */
     @Test
-    void whileTheAuthorizationSystemIsUnreachablePushSubscribersGetNothingUntilItAnswers() throws Exception {
+    void whileTheAuthorizationSystemIsUnreachableNewSubscribersWaitAndForgottenOnesGetNothing() throws Exception {
         int port = TestServer.freePort();
         try (TestServer server = start("http://127.0.0.1:" + port + "/authorization");
              StandInSubscriber subscriber = StandInSubscriber.healthy()) {
-            PushDeliveryTest.subscribe(server, subscriber.subscription("dashboard", "temperature", ""));
+            Reply refused = server.post("/eventhandler/subscribe", subscriber.subscription("dashboard", "temperature", ""));
+            assertEquals(503, refused.statusCode(), refused.body());
+            assertTrue(refused.body().contains("has not yet said which publishers system 'dashboard' may receive"),
+                    refused.body());
+            try (AuthorizationStandIn authorization = AuthorizationStandIn.plainHttp(port)) {
+                authorization.authorize("dashboard", "sensor-1");
+                Await.until("the background probe finds the Authorization system", WAIT, () -> server.post(
+                        "/eventhandler/subscribe", subscriber.subscription("dashboard", "temperature", ""))
+                        .statusCode() == 200);
+                assertEquals("[sensor-1]", sourcesOf(server, "dashboard"));
+            }
+            // Down again, and an update forgets every answer: the subscription is left with no publisher.
+            authorizationUpdate(server);
             assertEquals("[]", sourcesOf(server, "dashboard"), "fail closed");
             publishFromSensor(server);
             try (AuthorizationStandIn authorization = AuthorizationStandIn.plainHttp(port)) {
                 authorization.authorize("dashboard", "sensor-1");
-                Await.until("the background probe finds the Authorization system and recomputes", WAIT,
+                Await.until("the probe finds it again and the subscription gets its publisher back", WAIT,
                         () -> sourcesOf(server, "dashboard").equals("[sensor-1]"));
                 publish(server, "sensor-1", "once it answers");
                 subscriber.awaitEvents(1);
@@ -216,6 +232,61 @@ class InsecureAuthorizationTest {
                 publish(server, "sensor-1", "revoked");
                 publish(server, "sensor-2", "authorized again");
                 assertEquals("authorized again", payload(stream.nextEvent(WAIT)));
+            }
+        }
+    }
+
+    /**
+     * An update asks about every subscriber again before it is answered; it asks them together, so that a busy
+     * Authorization system delays the answer by its slowest check rather than by the sum of them all.
+     */
+    @Test
+    void anUpdateAsksAboutItsSubscribersTogether() throws Exception {
+        int subscribers = 16;
+        try (AuthorizationStandIn authorization = AuthorizationStandIn.plainHttp(0);
+             TestServer server = start(authorization.uri().toString());
+             TestClient client = server.client(null)) {
+            List<SseStream> streams = new ArrayList<>();
+            try {
+                for (int i = 0; i < subscribers; i++) {
+                    authorization.authorize("panel-" + i, "sensor-1");
+                    streams.add(client.subscribe("?eventType=temperature&subscriber=panel-" + i));
+                }
+                authorization.answerAfter(Duration.ofMillis(200));
+                for (int i = 0; i < subscribers; i++) {
+                    authorization.authorize("panel-" + i, "sensor-2");
+                }
+                authorizationUpdate(server);
+                assertTrue(authorization.mostChecksAtOnce() >= 4,
+                        "checks at once: " + authorization.mostChecksAtOnce());
+                publish(server, "sensor-1", "revoked");
+                publish(server, "sensor-2", "authorized");
+                for (SseStream stream : streams) {
+                    assertEquals("authorized", payload(stream.nextEvent(WAIT)));
+                }
+            } finally {
+                streams.forEach(SseStream::close);
+            }
+        }
+    }
+
+    /** One subscriber whose check fails during an update loses its publishers; the others get their new ones. */
+    @Test
+    void aCheckThatFailsDuringAnUpdateFailsClosedForItsSubscriberOnly() throws Exception {
+        try (AuthorizationStandIn authorization = AuthorizationStandIn.plainHttp(0);
+             TestServer server = start(authorization.uri().toString());
+             TestClient client = server.client(null)) {
+            authorization.authorize("panel-0", "sensor-1");
+            authorization.authorize("panel-1", "sensor-1");
+            try (SseStream kept = client.subscribe("?eventType=temperature&subscriber=panel-0");
+                 SseStream cut = client.subscribe("?eventType=temperature&subscriber=panel-1")) {
+                authorization.authorize("panel-0", "sensor-2");
+                authorization.dropChecksOf("panel-1");
+                authorizationUpdate(server);
+                publish(server, "sensor-1", "revoked");
+                publish(server, "sensor-2", "authorized");
+                assertEquals("authorized", payload(kept.nextEvent(WAIT)));
+                cut.awaitEnd(WAIT);
             }
         }
     }

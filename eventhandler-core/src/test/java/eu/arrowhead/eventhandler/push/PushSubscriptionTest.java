@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
@@ -51,10 +52,21 @@ class PushSubscriptionTest {
     @Test
     void anAuthorizationUpdateNarrowsWhatIsPushed() throws Exception {
         AtomicReference<Optional<Set<String>>> allowed = new AtomicReference<>(Optional.empty());
+        List<Runnable> listeners = new CopyOnWriteArrayList<>();
         Authorizer authorizer = new Authorizer() {
             @Override
             public Optional<Set<String>> authorizedPublishers(String subscriberSystemName) {
                 return allowed.get();
+            }
+
+            @Override
+            public void authorizationChanged() {
+                listeners.forEach(Runnable::run);
+            }
+
+            @Override
+            public void onAuthorizationChange(Runnable listener) {
+                listeners.add(listener);
             }
         };
         PushConfig config = ConfigLoader.withOverrides(Map.of("push.sender-threads", "1")).push();
@@ -70,7 +82,7 @@ class PushSubscriptionTest {
             publish(hub, "from-a", "a");
             subscriber.awaitEvents(1);
             allowed.set(Optional.of(Set.of("b")));
-            subscriptions.authorizationChanged();
+            authorizer.authorizationChanged();
             assertEquals(List.of("b"), subscriptions.get(created.id()).orElseThrow().sources().stream()
                     .map(SystemResponse::systemName).toList());
             publish(hub, "second-from-a", "a");

@@ -1,9 +1,12 @@
 package eu.arrowhead.eventhandler.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.SystemRequest;
+import eu.arrowhead.eventhandler.config.ConfigLoader;
+import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.AuthorizationStandIn;
 import eu.arrowhead.eventhandler.testing.Reply;
@@ -11,11 +14,14 @@ import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestClient;
 import eu.arrowhead.eventhandler.testing.TestPki;
 import eu.arrowhead.eventhandler.testing.TestServer;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The Arrowhead Authorization system names the publishers a subscriber may receive events from; here a
@@ -90,34 +96,120 @@ class AuthorizationSystemTest {
     }
 
     @Test
-    void unreachableAtStartItFailsClosedUntilItAnswers() throws Exception {
+    void unreachableAtStartANewSubscriberIsRefusedUntilItAnswers() throws Exception {
         int port = TestServer.freePort();
         try (TestServer server = start("https://127.0.0.1:" + port + "/authorization");
              TestClient subscriber = server.client(pki.context("subscriber"))) {
-            assertEquals(403, subscriber.streamStatus("?eventType=temperature"), "fail closed");
+            SseStream.RefusedException refused = assertThrows(SseStream.RefusedException.class,
+                    () -> subscriber.subscribe("?eventType=temperature"));
+            assertTrue(refused.getMessage().contains("cannot be reached, and it has not yet said which publishers"
+                    + " system 'subscriber' may receive events from"), refused.getMessage());
             try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, port)) {
                 authorization.authorize("subscriber", "publisher");
-                Await.until("the background retry finds the Authorization system", WAIT,
-                        () -> status(subscriber) == 200);
+                Await.until("the background retry finds the Authorization system", WAIT, () -> opens(subscriber));
             }
         }
     }
 
-    private static int status(TestClient client) {
+    /**
+     * As the 4.x Event Handler: a subscriber the Authorization system answered for before a restart is served
+     * after it, with the publishers it named, while the Authorization system is down; a new one waits for it.
+     * When it answers again, a rule changed meanwhile takes effect in the open stream without an update.
+     */
+    @Test
+    void itsLastAnswersOutliveARestartWhileItIsDown(@TempDir Path directory) throws Exception {
+        String[] store = {"store.mode", "async", "store.url", "jdbc:h2:file:" + directory.resolve("log"),
+                "store.user", "sa", "store.password", ""};
+        int port;
+        try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, 0);
+             TestServer server = start(authorization.uri().toString(), store);
+             TestClient subscriber = server.client(pki.context("subscriber"))) {
+            port = authorization.uri().getPort();
+            authorization.authorize("subscriber", "publisher", "other");
+            subscriber.subscribe("?eventType=temperature").close();
+        }
+        try (TestServer server = start("https://127.0.0.1:" + port + "/authorization", store);
+             TestClient subscriber = server.client(pki.context("subscriber"));
+             TestClient other = server.client(pki.context("other"));
+             SseStream stream = subscriber.subscribe("?eventType=temperature")) {
+            assertEquals(200, other.post("/eventhandler/publish", event("temperature", "other")).statusCode());
+            assertEquals("\"from other\"", payload(stream.nextEvent(WAIT)), "served with the kept answer");
+            assertThrows(SseStream.RefusedException.class, () -> other.subscribe("?eventType=temperature"),
+                    "a subscriber it never answered for waits for it");
+
+            try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, port)) {
+                authorization.authorize("subscriber", "publisher");
+                // The probe finds it, asks again for every kept answer, and the open stream follows.
+                Await.until("the rule deleted while it was down takes effect", WAIT, () -> {
+                    assertEquals(200, other.post("/eventhandler/publish", event("temperature", "other")).statusCode());
+                    assertEquals(200, server.post("/eventhandler/publish", event("temperature", "publisher"))
+                            .statusCode());
+                    return "\"from publisher\"".equals(payloadUntilPublisher(stream));
+                });
+            }
+        }
+    }
+
+    /** An authorization update that never reached this Event Handler is made up for by the periodic recheck. */
+    @Test
+    void aMissedRuleChangeTakesEffectAtTheNextRecheck() throws Exception {
+        try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, 0);
+             TestServer server = start(authorization.uri().toString(), "security.authorization.recheck-seconds", "1");
+             TestClient subscriber = server.client(pki.context("subscriber"));
+             TestClient other = server.client(pki.context("other"))) {
+            authorization.authorize("subscriber", "publisher", "other");
+            try (SseStream stream = subscriber.subscribe("?eventType=temperature")) {
+                assertEquals(200, other.post("/eventhandler/publish", event("temperature", "other")).statusCode());
+                assertEquals("\"from other\"", payload(stream.nextEvent(WAIT)));
+                authorization.authorize("subscriber", "publisher");
+                Await.until("the recheck finds the deleted rule", WAIT, () -> {
+                    assertEquals(200, other.post("/eventhandler/publish", event("temperature", "other")).statusCode());
+                    assertEquals(200, server.post("/eventhandler/publish", event("temperature", "publisher"))
+                            .statusCode());
+                    return "\"from publisher\"".equals(payloadUntilPublisher(stream));
+                });
+                // From then on, only the publisher's events: the next one after another's is the publisher's.
+                assertEquals(200, other.post("/eventhandler/publish", event("temperature", "other")).statusCode());
+                assertEquals(200, server.post("/eventhandler/publish", event("temperature", "publisher")).statusCode());
+                assertEquals("\"from publisher\"", payload(stream.nextEvent(WAIT)));
+            }
+        }
+    }
+
+    /** The first payload of the stream, read past every event of {@code other} up to the publisher's, of the two. */
+    private static String payloadUntilPublisher(SseStream stream) {
         try {
-            return client.streamStatus("?eventType=temperature");
+            String first = payload(stream.nextEvent(WAIT));
+            if (!first.equals("\"from publisher\"")) {
+                payload(stream.nextEvent(WAIT)); // the publisher's event of the same round
+            }
+            return first;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return -1;
+            throw new AssertionError(e);
+        }
+    }
+
+    private static String payload(SseStream.Frame event) {
+        return event.data().replaceAll(".*\"payload\":(\"[^\"]*\").*", "$1");
+    }
+
+    private static boolean opens(TestClient client) {
+        try {
+            client.subscribe("?eventType=temperature").close();
+            return true;
+        } catch (SseStream.RefusedException e) {
+            return false;
         }
     }
 
     @Test
     void anAuthorizationChangeIsAskedAgain() {
-        try (AuthorizationStandIn authorization = new AuthorizationStandIn(pki, 0);
-             AuthorizationSystem system = AuthorizationSystem.connect(authorization.uri(),
-                     pki.context(TestPki.SERVER), 0, Duration.ofSeconds(1))) {
-            PublisherAuthorization rules = new PublisherAuthorization(Authorizer.INSECURE, system);
+        try (AuthorizationStandIn authorization = AuthorizationStandIn.plainHttp(0);
+             PublisherAuthorization rules = PublisherAuthorization.connect(Authorizer.INSECURE,
+                     ConfigLoader.withOverrides(Map.of("security.authorization.enabled", "true",
+                             "security.authorization.uri", authorization.uri().toString())).security(),
+                     null, AuthorizationStore.NONE)) {
             authorization.authorize("subscriber", "publisher");
             assertEquals(Set.of("publisher"), rules.authorizedPublishers("subscriber").orElseThrow());
             authorization.authorize("subscriber", "publisher", "other");

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.api.PageEnd;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.AuthorizationStandIn;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream.Frame;
 import eu.arrowhead.eventhandler.testing.SseStream;
@@ -107,6 +108,45 @@ abstract class EventStoreContract {
             assertEquals("C", only.path("filterMetaData").path("unit").asText(), after);
             assertEquals("sensor-1", only.path("sources").get(0).path("systemName").asText(), after);
         }
+    }
+
+    /**
+     * The Authorization system's last answer per subscriber is kept in the store: after a restart with the
+     * Authorization system down, a push subscription keeps its publishers; an update forgets them, here too.
+     */
+    @Test
+    void theAuthorizationSystemsLastAnswersSurviveARestart() throws Exception {
+        int port = TestServer.freePort();
+        String[] authorization = {"security.authorization.enabled", "true",
+                "security.authorization.uri", "http://127.0.0.1:" + port + "/authorization",
+                "security.authorization.start-retries", "0", "security.authorization.retry-seconds", "1"};
+        String request = "{\"eventType\":\"alarms\",\"subscriberSystem\":{\"systemName\":\"panel\","
+                + "\"address\":\"127.0.0.1\",\"port\":9001},\"notifyUri\":\"/notify\"}";
+        try (AuthorizationStandIn standIn = AuthorizationStandIn.plainHttp(port);
+             TestServer server = start(authorization)) {
+            standIn.authorize("panel", "sensor-1");
+            assertEquals(200, server.post("/eventhandler/subscribe", request).statusCode());
+        }
+        try (TestServer server = start(authorization)) {
+            assertEquals(List.of("sensor-1"), sourceNames(server), "the kept answer, while it is down");
+            assertEquals(503, server.post("/eventhandler/subscribe", request.replace("panel", "new-panel"))
+                    .statusCode(), "a subscriber it never answered for waits for it");
+            String update = "{\"eventType\":\"SUBSCRIBER_AUTH_UPDATE\",\"payload\":\"7\"}";
+            assertEquals(200, server.post("/eventhandler/publish/authupdate", update).statusCode());
+            assertEquals(List.of(), sourceNames(server), "forgotten, and it cannot be asked: fail closed");
+        }
+        try (TestServer server = start(authorization)) {
+            assertEquals(List.of(), sourceNames(server), "forgotten in the store too");
+        }
+    }
+
+    private static List<String> sourceNames(TestServer server) throws Exception {
+        List<String> names = new ArrayList<>();
+        for (JsonNode source : JSON.readTree(server.get("/eventhandler/mgmt/subscriptions").body())
+                .path("data").get(0).path("sources")) {
+            names.add(source.path("systemName").asText());
+        }
+        return names;
     }
 
     @Test

@@ -225,7 +225,8 @@ class JournalWriterTest {
         assertEquals(List.of(5L, 6L, 7L), database.committedIds());
         assertEquals(List.of(new MissingRanges.Range(1, 4)), database.savedRanges);
         assertEquals(List.of(), missing.unsaved());
-        assertTrue(writer.status().isUp());
+        // Up once writes have worked for WriteOutage.SETTLE_SECONDS: a half-working database must not flap.
+        Await.until("the writer is up again", WAIT, () -> writer.status().isUp());
     }
 
     @Test
@@ -275,6 +276,8 @@ class JournalWriterTest {
         Await.until("the first write fails", WAIT, () -> writer.status().failedTransactions() == 1);
         writer.append(3, events(1), null);
 
+        // Up once writes have worked for WriteOutage.SETTLE_SECONDS (a drain stops the writer first).
+        Await.until("the writer is up again", WAIT, () -> writer.status().isUp());
         assertTrue(writer.drain(WAIT), "the writer did not catch up");
         assertEquals(List.of(List.of(1L, 2L), List.of(3L)), database.transactions());
         EventStore.Status status = writer.status();
@@ -383,8 +386,10 @@ class JournalWriterTest {
         }
 
         @Override
-        public boolean reachable() {
-            return !down;
+        public void takesWrites() {
+            if (down) {
+                throw new IllegalStateException("the database is down");
+            }
         }
     }
 }
