@@ -47,7 +47,11 @@ class ReadFloodIT {
     private static final int BATCHES = 100;
     private static final int BATCH = 100;
     private static final long BATCH_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long LONGEST_QUERY_MILLIS = 5_000;
+    /**
+     * Below store.timeout-seconds (10 s): a query that waited for the pool would take that long. Not tighter: on a
+     * CI machine shared with other builds one page took 5.4 s, with 8 loops, a 64 MB heap and MariaDB on 2 cores.
+     */
+    private static final long LONGEST_QUERY_MILLIS = 9_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
