@@ -2,7 +2,7 @@ package eu.arrowhead.eventhandler.bench;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.Event;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;

@@ -5,7 +5,7 @@ import eu.arrowhead.eventhandler.api.BatchPublishResponse;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.PublishResponse;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;

@@ -2,7 +2,7 @@ package eu.arrowhead.eventhandler.bench;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ReplayGap;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;

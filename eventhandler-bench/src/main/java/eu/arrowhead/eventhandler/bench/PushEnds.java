@@ -10,7 +10,7 @@ import com.sun.net.httpserver.HttpsServer;
 import eu.arrowhead.eventhandler.api.PushedEvent;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.bench;
 
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import eu.arrowhead.eventhandler.http.HealthResource;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.metrics.HealthResource;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.store.EventStore;
 import java.io.IOException;
 import java.net.URI;

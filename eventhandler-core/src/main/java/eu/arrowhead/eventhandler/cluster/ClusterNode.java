@@ -2,11 +2,11 @@ package eu.arrowhead.eventhandler.cluster;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
-import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.ClusterConfig;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import eu.arrowhead.eventhandler.publish.SharedStream;
 import eu.arrowhead.eventhandler.push.PushDelivery;
 import eu.arrowhead.eventhandler.push.PushSender;

@@ -1,11 +1,11 @@
 package eu.arrowhead.eventhandler.cluster;
 
 import eu.arrowhead.eventhandler.config.PushConfig;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.push.PushDelivery;
 import eu.arrowhead.eventhandler.push.PushRules;
 import eu.arrowhead.eventhandler.push.PushSender;
-import eu.arrowhead.eventhandler.topic.EventEncoding;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import io.nats.client.ConsumeOptions;
@@ -89,7 +89,7 @@ final class PushCursor implements PushDelivery {
             consumer = stream.createOrUpdateConsumer(configuration(topic))
                     .consume(PULL, dispatcher, this::deliver);
         } catch (IOException | JetStreamApiException e) {
-            throw new HubUnavailableException("the push subscription's cursor in the cluster's stream cannot be set up"
+            throw new UnavailableException("the push subscription's cursor in the cluster's stream cannot be set up"
                     + " now (" + e.getMessage() + "); try again");
         }
     }

@@ -2,7 +2,7 @@ package eu.arrowhead.eventhandler.cluster;
 
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import io.nats.client.Connection;

@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.cluster;
 
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.time.Duration;
@@ -128,7 +128,7 @@ final class StreamEventStore implements EventStore {
 
     private void requireUp(String advice) {
         if (!connection.isUp()) {
-            throw new HubUnavailableException(connection.cutOffReason() + "; " + advice);
+            throw new UnavailableException(connection.cutOffReason() + "; " + advice);
         }
     }
 }

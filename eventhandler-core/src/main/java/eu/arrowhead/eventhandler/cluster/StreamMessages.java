@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.cluster;
 
-import eu.arrowhead.eventhandler.topic.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;

@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.cluster;
 
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
 import eu.arrowhead.eventhandler.publish.SharedStream;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
@@ -72,7 +72,7 @@ public final class StreamPublisher implements SharedStream {
     @Override
     public long[] append(List<IncomingEvent> events, String scope, String idempotencyKey, long fingerprint) {
         if (!connection.isUp()) {
-            throw new HubUnavailableException(connection.cutOffReason() + "; publish to another node");
+            throw new UnavailableException(connection.cutOffReason() + "; publish to another node");
         }
         String messageId = idempotencyKey == null ? null
                 : scope.length() + ":" + scope + ":" + idempotencyKey + ":";
@@ -109,7 +109,7 @@ public final class StreamPublisher implements SharedStream {
             } catch (NoLeaderException e) {
                 long left = deadline - System.nanoTime();
                 if (left <= TimeUnit.MILLISECONDS.toNanos(pauseMillis)) {
-                    throw new HubUnavailableException("the cluster's stream has had no leader for "
+                    throw new UnavailableException("the cluster's stream has had no leader for "
                             + timeout.toSeconds() + " s (cluster.timeout-seconds): event " + (index + 1) + " of the"
                             + " request was not stored (any before it were); publish again later with the same"
                             + " Idempotency-Key");
@@ -118,7 +118,7 @@ public final class StreamPublisher implements SharedStream {
                     Thread.sleep(pauseMillis);
                 } catch (InterruptedException interrupted) {
                     Thread.currentThread().interrupt();
-                    throw new HubUnavailableException("the Event Handler is shutting down");
+                    throw new UnavailableException("the Event Handler is shutting down");
                 }
                 pauseMillis = Math.min(MAX_ELECTION_PAUSE_MILLIS, pauseMillis * 2);
                 ack = send(event, messageId, index, fingerprint);
@@ -130,22 +130,22 @@ public final class StreamPublisher implements SharedStream {
         try {
             return ack.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new HubUnavailableException("the cluster's stream did not acknowledge the event within "
+            throw new UnavailableException("the cluster's stream did not acknowledge the event within "
                     + timeout.toSeconds() + " s (cluster.timeout-seconds); it may still be stored: retry with the"
                     + " same Idempotency-Key to learn its id without publishing it twice");
         } catch (CancellationException e) {
             // jnats cancels a request it has given up on after its own timeout: the same as ours.
-            throw new HubUnavailableException("the cluster's stream did not acknowledge the event within "
+            throw new UnavailableException("the cluster's stream did not acknowledge the event within "
                     + timeout.toSeconds() + " s (cluster.timeout-seconds); it may still be stored: retry with the"
                     + " same Idempotency-Key to learn its id without publishing it twice");
         } catch (ExecutionException e) {
             if (noLeader(e.getCause())) {
                 throw new NoLeaderException();
             }
-            throw new HubUnavailableException("the cluster's stream refused the event: " + describe(e.getCause()));
+            throw new UnavailableException("the cluster's stream refused the event: " + describe(e.getCause()));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new HubUnavailableException("the Event Handler is shutting down");
+            throw new UnavailableException("the Event Handler is shutting down");
         }
     }
 
@@ -155,7 +155,7 @@ public final class StreamPublisher implements SharedStream {
         try {
             first = management.getMessage(stream, firstId);
         } catch (IOException | JetStreamApiException e) {
-            throw new HubUnavailableException("the cluster's stream could not be asked about an earlier request"
+            throw new UnavailableException("the cluster's stream could not be asked about an earlier request"
                     + " with the same Idempotency-Key: " + describe(e));
         }
         String stored = first.getHeaders() == null ? null : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);

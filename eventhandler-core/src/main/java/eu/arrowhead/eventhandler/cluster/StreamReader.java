@@ -1,10 +1,10 @@
 package eu.arrowhead.eventhandler.cluster;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.topic.EventEncoding;
 import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -105,14 +105,14 @@ final class StreamReader {
         try {
             return management.getStreamInfo(stream).getStreamState().getFirstSequence();
         } catch (IOException | JetStreamApiException e) {
-            throw new HubUnavailableException("the cluster's stream cannot be read now (" + e.getMessage()
+            throw new UnavailableException("the cluster's stream cannot be read now (" + e.getMessage()
                     + "); resume again later");
         }
     }
 
     private void requireUp() {
         if (!connection.isUp()) {
-            throw new HubUnavailableException(connection.cutOffReason() + "; resume on another node");
+            throw new UnavailableException(connection.cutOffReason() + "; resume on another node");
         }
     }
 
@@ -157,7 +157,7 @@ final class StreamReader {
                 for (int read = 0; read < maxEvents; read++) {
                     Message message = subscription.nextMessage(timeout);
                     if (message == null) {
-                        throw new HubUnavailableException("the cluster's stream sent nothing for " + timeout.toSeconds()
+                        throw new UnavailableException("the cluster's stream sent nothing for " + timeout.toSeconds()
                                 + " s (cluster.timeout-seconds); resume again later");
                     }
                     long id = message.metaData().streamSequence();
@@ -174,11 +174,11 @@ final class StreamReader {
                 }
                 return lastRead;
             } catch (IOException | JetStreamApiException e) {
-                throw new HubUnavailableException("the cluster's stream cannot be read now (" + e.getMessage()
+                throw new UnavailableException("the cluster's stream cannot be read now (" + e.getMessage()
                         + "); resume again later");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new HubUnavailableException("the Event Handler is shutting down");
+                throw new UnavailableException("the Event Handler is shutting down");
             } finally {
                 if (subscription != null) {
                     try {

@@ -1,20 +1,18 @@
 package eu.arrowhead.eventhandler.delivery;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import eu.arrowhead.eventhandler.api.ExceptionType;
-import eu.arrowhead.eventhandler.api.PageEnd;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.api.StreamOpening;
-import eu.arrowhead.eventhandler.http.ErrorResponses;
-import eu.arrowhead.eventhandler.http.JsonMapper;
-import eu.arrowhead.eventhandler.http.RequestException;
-import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.protocol.ErrorBodies;
+import eu.arrowhead.eventhandler.protocol.EventTypeRule;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.protocol.SseFrames;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Replay;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -78,6 +76,7 @@ public final class EventStreamHandler extends HttpHandler {
     private final ReplayQueue replays;
     private final ReplayPace replayPace;
     private final int journalPageEvents;
+    private final Duration retry;
     private final StreamRefusal refusal;
     /** How a resumed stream opens: no id, so that a client cut off during the replay resumes where it got to. */
     private final PublishedEvent openingResumed;
@@ -104,8 +103,9 @@ public final class EventStreamHandler extends HttpHandler {
         this.replays = new ReplayQueue(journalReaders, replayQueuePerClient);
         this.replayPace = new ReplayPace(replayEventsPerSecond);
         this.journalPageEvents = journalPageEvents;
+        this.retry = retry;
         this.refusal = new StreamRefusal(retry);
-        this.openingResumed = PublishedEvent.control(":ok\n" + refusal.retryField() + "\n");
+        this.openingResumed = PublishedEvent.control(SseFrames.resumedOpening(retry));
     }
 
     @Override
@@ -118,8 +118,8 @@ public final class EventStreamHandler extends HttpHandler {
         try {
             open(request, response);
         } catch (RequestException e) {
-            ErrorResponses.write(response, e.status(), e.exceptionType(), e.getMessage(), PATH, null);
-        } catch (HubUnavailableException e) {
+            ErrorBodies.write(response, e.status(), e.exceptionType(), e.getMessage(), PATH, null);
+        } catch (UnavailableException e) {
             refusal.write(response, PATH, e.getMessage());
         }
     }
@@ -151,7 +151,7 @@ public final class EventStreamHandler extends HttpHandler {
             Replay replay;
             try {
                 replay = hub.subscribe(topicKeys, subscriber, afterId);
-            } catch (HubUnavailableException e) {
+            } catch (UnavailableException e) {
                 subscriber.refuse(e.getMessage());
                 return;
             }
@@ -198,7 +198,7 @@ public final class EventStreamHandler extends HttpHandler {
             boolean queued = replays.submit(client, () -> {
                 try {
                     startFromJournal(subscriber, topicKeys, replay);
-                } catch (HubUnavailableException e) {
+                } catch (UnavailableException e) {
                     subscriber.refuse(e.getMessage());
                 } catch (RuntimeException e) {
                     LOG.error("reading the event store for a resuming subscriber failed", e);
@@ -211,7 +211,7 @@ public final class EventStreamHandler extends HttpHandler {
                 subscriber.refuse("this client already has as many resumes waiting for the event store as it may"
                         + " (store.replay-queue-per-client); resume again later");
             }
-        } catch (HubUnavailableException e) {
+        } catch (UnavailableException e) {
             subscriber.refuse(e.getMessage());
         } catch (RejectedExecutionException e) {
             subscriber.refuse("too many subscribers are resuming from the event store at once;"
@@ -235,8 +235,7 @@ public final class EventStreamHandler extends HttpHandler {
         List<PublishedEvent> frames = withGapNotices(page.events(), page.gaps());
         if (!page.complete()) {
             long last = page.lastReadId();
-            subscriber.startPage(openingResumed, null, frames, PublishedEvent.control("id: " + last + "\nevent: "
-                    + PageEnd.EVENT_TYPE + "\ndata: {\"lastEventId\":" + last + "}\n\n"));
+            subscriber.startPage(openingResumed, null, frames, PublishedEvent.control(SseFrames.pageEnd(last)));
         } else {
             frames.addAll(replay.events());
             subscriber.start(openingResumed, null, frames);
@@ -268,7 +267,7 @@ public final class EventStreamHandler extends HttpHandler {
         }
         Set<String> keys = new LinkedHashSet<>();
         for (String eventType : eventTypes) {
-            String problem = EventValidator.eventTypeProblem(eventType);
+            String problem = EventTypeRule.problem(eventType);
             if (problem != null) {
                 throw RequestException.invalidParameter(problem);
             }
@@ -367,19 +366,13 @@ public final class EventStreamHandler extends HttpHandler {
             return openingResumed;
         }
         long id = replay.liveAfterId();
-        return PublishedEvent.control(":ok\n" + refusal.retryField() + "id: " + id + "\nevent: "
-                + StreamOpening.EVENT_TYPE + "\ndata: {\"lastEventId\":" + id + "}\n\n");
+        return PublishedEvent.control(SseFrames.opening(retry, id));
     }
 
     private static PublishedEvent gapNotice(ReplayGap gap) {
         if (gap == null) {
             return null;
         }
-        try {
-            return PublishedEvent.control("event: " + ReplayGap.EVENT_TYPE + "\ndata: "
-                    + JsonMapper.get().writeValueAsString(gap) + "\n\n");
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return PublishedEvent.control(SseFrames.gap(gap));
     }
 }

@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.config.EventHandlerConfig.WriteMode;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.Hub;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.Publication;
 import java.util.List;
@@ -45,7 +45,7 @@ public final class PublisherWrites {
      * Publishes the events through the hub, then, on this thread and with the hub's lock released, does
      * the work its subscribers' offers left: the writes to their sockets, push deliveries to start.
      *
-     * @throws HubUnavailableException as {@link Hub#publish} does; the work already left is done anyway
+     * @throws UnavailableException as {@link Hub#publish} does; the work already left is done anyway
      */
     public Hub.Accepted publish(List<IncomingEvent> events) {
         Publication publication = mode == WriteMode.PUBLISHER_THREAD

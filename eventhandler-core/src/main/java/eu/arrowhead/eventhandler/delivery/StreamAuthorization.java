@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.delivery;
 
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.util.HashMap;
 import java.util.List;
@@ -60,7 +60,7 @@ public final class StreamAuthorization {
      * The filter a new stream opens with.
      *
      * @throws RequestException 403 when the subscriber is authorized for none of the sources it asked for
-     * @throws HubUnavailableException when the authorizer cannot say now (the Authorization system is down)
+     * @throws UnavailableException when the authorizer cannot say now (the Authorization system is down)
      */
     SubscriberFilter filterAtOpen(StreamRequest request) {
         SubscriberFilter filter = request.filter(authorizer.authorizedPublishers(request.subscriber()));
@@ -113,7 +113,7 @@ public final class StreamAuthorization {
     private Optional<Set<String>> ask(String subscriber) {
         try {
             return authorizer.authorizedPublishers(subscriber);
-        } catch (HubUnavailableException e) {
+        } catch (UnavailableException e) {
             // The Authorization system is down and forgot this subscriber: none until it answers (it says so).
             return Optional.of(Set.of());
         } catch (RuntimeException e) {

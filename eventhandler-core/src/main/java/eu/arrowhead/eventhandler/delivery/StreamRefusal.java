@@ -1,10 +1,8 @@
 package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.api.ErrorMessage;
-import eu.arrowhead.eventhandler.api.ExceptionType;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.SseFrames;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.glassfish.grizzly.http.server.Response;
 
@@ -19,18 +17,13 @@ import org.glassfish.grizzly.http.server.Response;
  * notice, and {@code Retry-After} is there for clients that look at headers.
  */
 final class StreamRefusal {
-    private final String retryField;
+    private final Duration retry;
     private final String retryAfterSeconds;
 
     /** @param retry {@code sse.retry-millis}: how long a client waits before it reconnects */
     StreamRefusal(Duration retry) {
-        this.retryField = "retry: " + retry.toMillis() + "\n";
+        this.retry = retry;
         this.retryAfterSeconds = Long.toString(Math.max(1, (retry.toMillis() + 999) / 1000));
-    }
-
-    /** The {@code retry} field line, which every stream carries at its open. */
-    String retryField() {
-        return retryField;
     }
 
     /** Writes the refusal to a response that has not been committed; it ends when the response completes. */
@@ -49,9 +42,7 @@ final class StreamRefusal {
      * The refusal's frames alone, for a stream whose headers and opening are out already (a resume that waited
      * for its replay): the client reads the same notice, and the stream's end makes it reconnect.
      */
-    byte[] frames(String origin, String message) throws IOException {
-        ErrorMessage error = new ErrorMessage(message, 503, ExceptionType.UNAVAILABLE, origin);
-        return (retryField + "event: " + ErrorMessage.UNAVAILABLE_EVENT_TYPE + "\ndata: "
-                + JsonMapper.get().writeValueAsString(error) + "\n\n").getBytes(StandardCharsets.UTF_8);
+    byte[] frames(String origin, String message) {
+        return SseFrames.refusal(retry, origin, message);
     }
 }

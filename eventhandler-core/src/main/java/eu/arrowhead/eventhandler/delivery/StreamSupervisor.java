@@ -1,8 +1,9 @@
 package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.config.SubscriberLimits;
+import eu.arrowhead.eventhandler.protocol.SseFrames;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.Hub;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
 import java.util.List;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class StreamSupervisor {
     private static final Logger LOG = LoggerFactory.getLogger(StreamSupervisor.class);
-    static final PublishedEvent HEARTBEAT = PublishedEvent.control(":\n\n");
+    static final PublishedEvent HEARTBEAT = PublishedEvent.control(SseFrames.heartbeat());
 
     private final Hub hub;
     private final int maxStreams;
@@ -59,11 +60,11 @@ public final class StreamSupervisor {
      * thread as soon as it is known, so {@code open} readies its response first. Should {@code open} fail,
      * there is no stream to close, and the place is given back here.
      *
-     * @throws HubUnavailableException if the places or the heap share are used up
+     * @throws UnavailableException if the places or the heap share are used up
      */
     SubscriberQueue admit(long heapCharge, LongFunction<SubscriberQueue> open) {
         if (!reserve(heapCharge)) {
-            throw new HubUnavailableException(limitReached());
+            throw new UnavailableException(limitReached());
         }
         SubscriberQueue stream;
         try {

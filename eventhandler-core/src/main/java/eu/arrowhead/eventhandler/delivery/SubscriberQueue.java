@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.delivery;
 
+import eu.arrowhead.eventhandler.protocol.SseFrames;
 import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Subscriber;
@@ -191,7 +192,7 @@ public final class SubscriberQueue implements Subscriber {
             revoked = true;
             endReason = DisconnectReason.UNAUTHORIZED;
             finishing = true;
-            queue.offer(PublishedEvent.control(": " + request.unauthorized() + "; the stream ends\n\n"));
+            queue.offer(PublishedEvent.control(SseFrames.comment(request.unauthorized() + "; the stream ends")));
         }
         schedule();
     }

@@ -1,6 +1,9 @@
 package eu.arrowhead.eventhandler.http;
 
 import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.protocol.ErrorBodies;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.push.PushLoopGuard;
 import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.security.ClientCertificates;
 import java.io.IOException;
@@ -203,7 +206,7 @@ public final class AdmissionControl extends HttpHandler {
             if ((suspension == null || !suspension.ended()) && !response.isCommitted()) {
                 response.reset();
                 try {
-                    ErrorResponses.writeFault(response, request.getRequestURI(), e);
+                    ErrorBodies.writeFault(response, request.getRequestURI(), e);
                 } catch (IOException gone) {
                     LOG.debug("could not answer a failed {}: {}", request.getRequestURI(), gone.toString());
                 }
@@ -215,7 +218,7 @@ public final class AdmissionControl extends HttpHandler {
 
     private static void refuse(Request request, Response response, Suspension suspension, String why) {
         try {
-            ErrorResponses.write(response, 503, ExceptionType.UNAVAILABLE, "the Event Handler is overloaded: " + why
+            ErrorBodies.write(response, 503, ExceptionType.UNAVAILABLE, "the Event Handler is overloaded: " + why
                     + "; retry later", request.getRequestURI(), 1);
         } catch (IOException gone) {
             LOG.debug("could not refuse {}: {}", request.getRequestURI(), gone.toString());

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;

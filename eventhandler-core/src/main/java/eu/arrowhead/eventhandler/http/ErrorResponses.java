@@ -1,9 +1,11 @@
 package eu.arrowhead.eventhandler.http;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import eu.arrowhead.eventhandler.api.ErrorMessage;
 import eu.arrowhead.eventhandler.api.ExceptionType;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.protocol.ErrorBodies;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import jakarta.ws.rs.NotAcceptableException;
 import jakarta.ws.rs.NotAllowedException;
 import jakarta.ws.rs.NotFoundException;
@@ -16,21 +18,14 @@ import jakarta.ws.rs.ext.ExceptionMapper;
 import java.io.CharConversionException;
 import java.io.IOException;
 import java.util.List;
-import java.util.UUID;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.Response;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Every error the server sends is an Arrowhead {@link ErrorMessage}, whether it comes from a JAX-RS
- * resource (through the mappers here) or from a plain Grizzly handler ({@link #write}). Bad input is a 4xx
- * that says what is wrong; a fault of ours is a 500 with an incident id to find it in the log, and never a
- * stack trace in the response.
+ * The JAX-RS exception mappers, which turn what a resource throws into its {@link ErrorBodies} answer, and the
+ * answer to a request refused before its body was read.
  */
 public final class ErrorResponses {
-    private static final Logger LOG = LoggerFactory.getLogger(ErrorResponses.class);
-
     private ErrorResponses() {
     }
 
@@ -38,19 +33,6 @@ public final class ErrorResponses {
     public static List<Object> mappers() {
         return List.of(new RequestExceptionMapper(), new JsonExceptionMapper(), new NotUtf8Mapper(), new UnavailableMapper(),
                 new WebApplicationExceptionMapper(), new FaultMapper());
-    }
-
-    /** Writes an error to a raw Grizzly response that has not been committed. */
-    public static void write(Response response, int status, ExceptionType exceptionType, String message, String origin,
-                             Integer retryAfterSeconds) throws IOException {
-        byte[] body = JsonMapper.get().writeValueAsBytes(new ErrorMessage(message, status, exceptionType, origin));
-        response.setStatus(status);
-        if (retryAfterSeconds != null) {
-            response.setHeader("Retry-After", retryAfterSeconds.toString());
-        }
-        response.setContentType(MediaType.APPLICATION_JSON);
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
     }
 
     /**
@@ -63,28 +45,15 @@ public final class ErrorResponses {
         // Grizzly would otherwise read and skip the rest of the body to keep the connection.
         request.getRequest().setContentBroken(true);
         response.setHeader("Connection", "close");
-        write(response, e.status(), e.exceptionType(), e.getMessage(), request.getRequestURI(), retryAfterSeconds);
-    }
-
-    /**
-     * Writes a fault of ours to a raw Grizzly response: a 500 with an incident id, and the stack trace in the
-     * log only.
-     */
-    public static void writeFault(Response response, String origin, Throwable e) throws IOException {
-        write(response, 500, ExceptionType.GENERIC, faultMessage(origin, e), origin, null);
-    }
-
-    private static String faultMessage(String origin, Throwable e) {
-        String incident = UUID.randomUUID().toString();
-        LOG.error("incident {}: unexpected failure serving {}", incident, origin, e);
-        return "internal error; the server log has incident " + incident;
+        ErrorBodies.write(response, e.status(), e.exceptionType(), e.getMessage(), request.getRequestURI(),
+                retryAfterSeconds);
     }
 
     static jakarta.ws.rs.core.Response build(int status, ExceptionType exceptionType, String message, UriInfo uri) {
         String origin = uri == null ? null : "/" + uri.getPath();
         return jakarta.ws.rs.core.Response.status(status)
                 .type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(new ErrorMessage(message, status, exceptionType, origin))
+                .entity(ErrorBodies.message(status, exceptionType, message, origin))
                 .build();
     }
 
@@ -114,9 +83,9 @@ public final class ErrorResponses {
         }
     }
 
-    private static final class UnavailableMapper extends Mapper<HubUnavailableException> {
+    private static final class UnavailableMapper extends Mapper<UnavailableException> {
         @Override
-        public jakarta.ws.rs.core.Response toResponse(HubUnavailableException e) {
+        public jakarta.ws.rs.core.Response toResponse(UnavailableException e) {
             return jakarta.ws.rs.core.Response.fromResponse(build(503, ExceptionType.UNAVAILABLE, e.getMessage(), uri))
                     .header("Retry-After", "1").build();
         }
@@ -155,7 +124,7 @@ public final class ErrorResponses {
     private static final class FaultMapper extends Mapper<Throwable> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(Throwable e) {
-            return build(500, ExceptionType.GENERIC, faultMessage(uri == null ? "?" : "/" + uri.getPath(), e), uri);
+            return build(500, ExceptionType.GENERIC, ErrorBodies.fault(uri == null ? "?" : "/" + uri.getPath(), e), uri);
         }
     }
 }

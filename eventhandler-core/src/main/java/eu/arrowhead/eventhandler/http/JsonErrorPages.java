@@ -1,8 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import eu.arrowhead.eventhandler.api.ErrorMessage;
-import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.protocol.ErrorBodies;
 import org.glassfish.grizzly.http.server.ErrorPageGenerator;
 import org.glassfish.grizzly.http.server.Request;
 
@@ -15,12 +13,6 @@ public final class JsonErrorPages implements ErrorPageGenerator {
     @Override
     public String generate(Request request, int status, String reasonPhrase, String description, Throwable e) {
         request.getResponse().setContentType("application/json");
-        ExceptionType type = status >= 500 ? ExceptionType.GENERIC : ExceptionType.INVALID_PARAMETER;
-        try {
-            return JsonMapper.get().writeValueAsString(new ErrorMessage(reasonPhrase, status, type,
-                    request.getRequestURI()));
-        } catch (JsonProcessingException impossible) {
-            throw new IllegalStateException(impossible);
-        }
+        return ErrorBodies.jsonText(status, ErrorBodies.typeOf(status), reasonPhrase, request.getRequestURI());
     }
 }

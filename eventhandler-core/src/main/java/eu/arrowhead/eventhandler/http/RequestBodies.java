@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.http;
 
 import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;

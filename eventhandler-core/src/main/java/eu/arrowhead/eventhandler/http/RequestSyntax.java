@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.http;
 
 import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.util.Iterator;
 import java.util.Locale;
 import org.glassfish.grizzly.http.server.Request;

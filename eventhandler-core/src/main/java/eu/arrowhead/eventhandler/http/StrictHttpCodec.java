@@ -1,8 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import eu.arrowhead.eventhandler.api.ErrorMessage;
-import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.protocol.ErrorBodies;
 import java.io.IOException;
 import java.util.Iterator;
 import org.glassfish.grizzly.Buffer;
@@ -137,13 +135,8 @@ public final class StrictHttpCodec extends HttpServerFilter {
         String message = problem != null ? problem.toString() : "the request is not valid HTTP/1.1 ("
                 + status + " " + response.getReasonPhrase() + ")";
         String origin = request == null ? null : request.getRequestURI();
-        byte[] body;
-        try {
-            body = JsonMapper.get().writeValueAsBytes(new ErrorMessage(message, status,
-                    status >= 500 ? ExceptionType.GENERIC : ExceptionType.INVALID_PARAMETER, origin == null || origin.isEmpty() ? null : origin));
-        } catch (JsonProcessingException impossible) {
-            throw new IllegalStateException(impossible);
-        }
+        byte[] body = ErrorBodies.json(status, ErrorBodies.typeOf(status), message,
+                origin == null || origin.isEmpty() ? null : origin);
         response.setContentType("application/json");
         response.setContentLength(body.length);
         return HttpContent.builder(response).content(Buffers.wrap(MemoryManager.DEFAULT_MEMORY_MANAGER, body))

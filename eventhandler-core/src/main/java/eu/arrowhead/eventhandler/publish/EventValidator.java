@@ -2,8 +2,9 @@ package eu.arrowhead.eventhandler.publish;
 
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.RequestException;
-import eu.arrowhead.eventhandler.topic.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.EventTypeRule;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import java.time.Duration;
 import java.time.Instant;
@@ -17,23 +18,7 @@ import java.util.Map;
  * becomes a {@link RequestException} whose message names the field and the limit.
  */
 public final class EventValidator {
-    /** Event types of this prefix are the broker's own notices (see {@code ReplayGap}). */
-    public static final String RESERVED_PREFIX = "eventhandler.";
     private static final int MAX_NAME_LENGTH = 255;
-    private static final boolean[] TYPE_CHARS = new boolean[128];
-
-    static {
-        for (char c = 'a'; c <= 'z'; c++) {
-            TYPE_CHARS[c] = true;
-            TYPE_CHARS[Character.toUpperCase(c)] = true;
-        }
-        for (char c = '0'; c <= '9'; c++) {
-            TYPE_CHARS[c] = true;
-        }
-        for (char c : "._-:/".toCharArray()) {
-            TYPE_CHARS[c] = true;
-        }
-    }
 
     private final int maxPayloadBytes;
     private final Duration timestampTolerance;
@@ -53,12 +38,12 @@ public final class EventValidator {
             throw RequestException.badPayload(where + "an event must be a JSON object, not null");
         }
         String eventType = request.eventType();
-        String problem = eventTypeProblem(eventType);
+        String problem = EventTypeRule.problem(eventType);
         if (problem != null) {
             throw RequestException.badPayload(where + problem);
         }
-        if (eventType.regionMatches(true, 0, RESERVED_PREFIX, 0, RESERVED_PREFIX.length())) {
-            throw RequestException.badPayload(where + "eventType may not start with '" + RESERVED_PREFIX
+        if (EventTypeRule.reserved(eventType)) {
+            throw RequestException.badPayload(where + "eventType may not start with '" + EventTypeRule.RESERVED_PREFIX
                     + "': that prefix is reserved for the Event Handler's own notices");
         }
         String payload = request.payload();
@@ -102,24 +87,6 @@ public final class EventValidator {
                 metaData == null ? Map.of() : metaData, timeStamp.toEpochMilli(), json);
     }
 
-    /** Why {@code eventType} is not a valid event type, or {@code null} if it is. */
-    public static String eventTypeProblem(String eventType) {
-        if (eventType == null || eventType.isEmpty()) {
-            return "eventType is required";
-        }
-        if (eventType.length() > MAX_NAME_LENGTH) {
-            return "eventType is " + eventType.length() + " characters long; the limit is " + MAX_NAME_LENGTH;
-        }
-        for (int i = 0; i < eventType.length(); i++) {
-            char c = eventType.charAt(i);
-            if (c >= 128 || !TYPE_CHARS[c]) {
-                return "eventType may contain only letters, digits and . _ - : / (found "
-                        + describeChar(c) + " at position " + (i + 1) + ")";
-            }
-        }
-        return null;
-    }
-
     private Instant timeStamp(String given, Instant now, String where) {
         if (given == null) {
             return now.truncatedTo(ChronoUnit.MILLIS);
@@ -138,19 +105,6 @@ public final class EventValidator {
                     + timestampTolerance.toSeconds() + " s (publish.timestamp-tolerance-seconds)");
         }
         return instant;
-    }
-
-    private static String describeChar(char c) {
-        if (c == '\n') {
-            return "a line feed";
-        }
-        if (c == '\r') {
-            return "a carriage return";
-        }
-        if (Character.isISOControl(c) || Character.isWhitespace(c)) {
-            return String.format("the character U+%04X", (int) c);
-        }
-        return "'" + c + "'";
     }
 
     private static int utf8Length(String s) {

@@ -1,8 +1,8 @@
 package eu.arrowhead.eventhandler.publish;
 
 import eu.arrowhead.eventhandler.api.ExceptionType;
-import eu.arrowhead.eventhandler.http.RequestException;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -82,7 +82,7 @@ public final class IdempotencyKeys {
      * @param scope the caller (its name in secure mode), so that two systems' keys never meet
      * @param request what identifies the request besides its key: its path and body
      * @throws RequestException         422 if the key was used for another request
-     * @throws HubUnavailableException  while the first request with the key is still being handled
+     * @throws UnavailableException  while the first request with the key is still being handled
      */
     Claim claim(String scope, String key, String path, byte[] request) {
         long fingerprint = fingerprint(path, request);
@@ -96,7 +96,7 @@ public final class IdempotencyKeys {
                     throw usedForAnotherRequest(key, Duration.ofNanos(windowNanos));
                 }
                 if (known.committed == null || !known.committed.isDone()) {
-                    throw new HubUnavailableException("the request with " + HEADER + " '" + key + "' is still"
+                    throw new UnavailableException("the request with " + HEADER + " '" + key + "' is still"
                             + " being handled; ask again for its answer");
                 }
                 if (!known.committed.isCompletedExceptionally()) {

@@ -5,14 +5,14 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.delivery.PublisherWrites;
-import eu.arrowhead.eventhandler.http.ErrorResponses;
-import eu.arrowhead.eventhandler.http.JsonMapper;
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.ErrorBodies;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import java.io.CharConversionException;
 import java.io.IOException;
@@ -106,19 +106,19 @@ public final class PublishHandler extends HttpHandler {
         try {
             answer = handle(request, response, path);
         } catch (RequestException e) {
-            ErrorResponses.write(response, e.status(), e.exceptionType(), e.getMessage(), path, null);
+            ErrorBodies.write(response, e.status(), e.exceptionType(), e.getMessage(), path, null);
             return;
         } catch (JsonProcessingException e) {
-            ErrorResponses.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
+            ErrorBodies.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
             return;
         } catch (CharConversionException e) {
-            ErrorResponses.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
+            ErrorBodies.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
             return;
-        } catch (HubUnavailableException e) {
-            ErrorResponses.write(response, 503, ExceptionType.UNAVAILABLE, e.getMessage(), path, 1);
+        } catch (UnavailableException e) {
+            ErrorBodies.write(response, 503, ExceptionType.UNAVAILABLE, e.getMessage(), path, 1);
             return;
         } catch (RuntimeException e) {
-            ErrorResponses.writeFault(response, path, e);
+            ErrorBodies.writeFault(response, path, e);
             return;
         }
         response.setStatus(200);
@@ -266,15 +266,15 @@ public final class PublishHandler extends HttpHandler {
             try {
                 committed.get(commitTimeout.toNanos(), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                throw new HubUnavailableException("the event store did not commit the event within "
+                throw new UnavailableException("the event store did not commit the event within "
                         + commitTimeout.toSeconds() + " s (store.sync-timeout-seconds); it may still be"
                         + " logged and delivered");
             } catch (ExecutionException e) {
-                throw e.getCause() instanceof HubUnavailableException unavailable ? unavailable
-                        : new HubUnavailableException("the event store failed: " + e.getCause());
+                throw e.getCause() instanceof UnavailableException unavailable ? unavailable
+                        : new UnavailableException("the event store failed: " + e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new HubUnavailableException("the Event Handler is shutting down");
+                throw new UnavailableException("the Event Handler is shutting down");
             }
         }
         return consecutive(accepted.firstId(), events.size());

@@ -17,8 +17,8 @@ public interface SharedStream {
      *                       within the stream's duplicate window gets the first one's ids
      * @param fingerprint    what tells a repeat from another request under the same key
      * @return the events' ids, in order (increasing, not always consecutive: other nodes' events may lie between)
-     * @throws eu.arrowhead.eventhandler.topic.HubUnavailableException if the stream cannot take them now (503)
-     * @throws eu.arrowhead.eventhandler.http.RequestException         422 if the key named another request
+     * @throws eu.arrowhead.eventhandler.protocol.UnavailableException if the stream cannot take them now (503)
+     * @throws eu.arrowhead.eventhandler.protocol.RequestException         422 if the key named another request
      */
     long[] append(List<IncomingEvent> events, String scope, String idempotencyKey, long fingerprint);
 }

@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.LogThrottle;
+import eu.arrowhead.eventhandler.diagnostics.LogThrottle;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;

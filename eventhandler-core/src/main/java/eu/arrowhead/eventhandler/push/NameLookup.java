@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.NamedThreads;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
@@ -39,7 +39,7 @@ final class NameLookup implements AutoCloseable {
      *
      * @return empty when the name does not resolve, or not within the timeout: then only the checks on
      *         every connection apply ({@link GuardedDnsResolver})
-     * @throws HubUnavailableException 503 when too many lookups are waiting already
+     * @throws UnavailableException 503 when too many lookups are waiting already
      */
     List<InetAddress> resolve(String name) {
         CompletableFuture<InetAddress[]> lookup;
@@ -52,7 +52,7 @@ final class NameLookup implements AutoCloseable {
                 }
             }, threads);
         } catch (RejectedExecutionException e) {
-            throw new HubUnavailableException("too many subscribers' host names are being looked up; try again");
+            throw new UnavailableException("too many subscribers' host names are being looked up; try again");
         }
         try {
             return List.of(lookup.get(timeout.toNanos(), TimeUnit.NANOSECONDS));
@@ -60,7 +60,7 @@ final class NameLookup implements AutoCloseable {
             return List.of();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new HubUnavailableException("the Event Handler is shutting down");
+            throw new UnavailableException("the Event Handler is shutting down");
         }
     }
 

@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.net.InetAddress;
 import java.net.URI;
 import java.net.URISyntaxException;

@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.topic.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 
 /**

@@ -1,19 +1,18 @@
 package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.LogThrottle;
-import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.PushConfig;
-import eu.arrowhead.eventhandler.http.PushLoopGuard;
+import eu.arrowhead.eventhandler.diagnostics.LogThrottle;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.net.URI;
 import java.time.Duration;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;

@@ -5,8 +5,8 @@ import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionResponse;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.api.SystemResponse;
-import eu.arrowhead.eventhandler.http.RequestException;
-import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.protocol.EventTypeRule;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.net.URI;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -58,7 +58,7 @@ public record PushSubscription(
         if (request == null) {
             throw RequestException.badPayload("the body must be a SubscriptionRequest JSON object");
         }
-        String problem = EventValidator.eventTypeProblem(request.eventType());
+        String problem = EventTypeRule.problem(request.eventType());
         if (problem != null) {
             throw RequestException.badPayload(problem);
         }

@@ -5,12 +5,12 @@ import eu.arrowhead.eventhandler.api.SubscriptionListResponse;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionResponse;
 import eu.arrowhead.eventhandler.config.PushConfig;
-import eu.arrowhead.eventhandler.http.JsonMapper;
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.topic.Hub;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -138,7 +138,7 @@ public final class PushSubscriptions {
                     known.subscriber.unfollow(known.subscription.topicKey());
                 }
                 changeTo(known, changed, changed.effectiveSources(authorizedOrNone(changed)));
-            } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
+            } catch (JsonProcessingException | RequestException | UnavailableException e) {
                 LOG.warn("push subscription {} changed in the shared store cannot be put in effect here: {}",
                         stored.id(), e.getMessage());
             }
@@ -169,7 +169,7 @@ public final class PushSubscriptions {
             long cost = PushBudget.cost(subscription.request(), stored.json().getBytes(StandardCharsets.UTF_8).length);
             budget.chargeSubscription(cost);
             put(new Entry(subscription, sources, cost, subscriber));
-        } catch (JsonProcessingException | RequestException | HubUnavailableException e) {
+        } catch (JsonProcessingException | RequestException | UnavailableException e) {
             LOG.warn("push subscription {} in the store cannot be registered and is skipped: {}", stored.id(),
                     e.getMessage());
         }
@@ -221,7 +221,7 @@ public final class PushSubscriptions {
                 return replace(existing, PushSubscription.validate(request, kept.id(), kept.createdAt(), now), sources);
             }
             if (byId.size() >= config.maxSubscriptions()) {
-                throw new HubUnavailableException("the Event Handler already holds its maximum of "
+                throw new UnavailableException("the Event Handler already holds its maximum of "
                         + config.maxSubscriptions() + " push subscriptions (push.max-subscriptions)");
             }
             PushSubscription subscription = PushSubscription.validate(request, nextId(), now, now);
@@ -483,8 +483,8 @@ public final class PushSubscriptions {
         byId.remove(subscription.id());
     }
 
-    private HubUnavailableException budgetFull() {
-        return new HubUnavailableException("the push subscriptions hold their share of the heap (half of"
+    private UnavailableException budgetFull() {
+        return new UnavailableException("the push subscriptions hold their share of the heap (half of"
                 + " push.total-max-bytes, " + config.totalMaxBytes() + " bytes); remove some or try again later");
     }
 
@@ -517,12 +517,12 @@ public final class PushSubscriptions {
         return Instant.now().truncatedTo(ChronoUnit.MILLIS);
     }
 
-    private static HubUnavailableException unavailable(RuntimeException e) {
+    private static UnavailableException unavailable(RuntimeException e) {
         LOG.warn("the event store cannot keep a push subscription change: {}", e.toString());
-        return new HubUnavailableException("the event store cannot be written now; try again");
+        return new UnavailableException("the event store cannot be written now; try again");
     }
 
-    /** @throws HubUnavailableException when the authorizer cannot say now: a new subscription is refused (503) */
+    /** @throws UnavailableException when the authorizer cannot say now: a new subscription is refused (503) */
     private Optional<Set<String>> authorized(PushSubscription subscription) {
         return authorizer.authorizedPublishers(subscription.request().subscriberSystem());
     }
@@ -534,7 +534,7 @@ public final class PushSubscriptions {
     private Optional<Set<String>> authorizedOrNone(PushSubscription subscription) {
         try {
             return authorized(subscription);
-        } catch (HubUnavailableException e) {
+        } catch (UnavailableException e) {
             return Optional.of(Set.of());
         } catch (RuntimeException e) {
             LOG.error("deciding the publishers of subscriber {} failed; its subscriptions get none",

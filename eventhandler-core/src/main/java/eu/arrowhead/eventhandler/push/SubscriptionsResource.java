@@ -4,9 +4,9 @@ import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionListResponse;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionResponse;
-import eu.arrowhead.eventhandler.http.QueryParameters;
-import eu.arrowhead.eventhandler.http.RequestException;
-import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.protocol.EventTypeRule;
+import eu.arrowhead.eventhandler.protocol.QueryParameters;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
 import jakarta.ws.rs.Consumes;
@@ -60,7 +60,7 @@ public final class SubscriptionsResource {
     public Response unsubscribe(@Context UriInfo uri, @Context ContainerRequestContext context) {
         MultivaluedMap<String, String> query = uri.getQueryParameters();
         String eventType = QueryParameters.single(query, "event_type");
-        String problem = EventValidator.eventTypeProblem(eventType);
+        String problem = EventTypeRule.problem(eventType);
         if (problem != null) {
             throw RequestException.invalidParameter(problem.replace("eventType", "event_type"));
         }

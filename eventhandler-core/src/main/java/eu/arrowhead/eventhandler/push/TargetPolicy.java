@@ -2,7 +2,7 @@ package eu.arrowhead.eventhandler.push;
 
 import eu.arrowhead.eventhandler.config.AddressRange;
 import eu.arrowhead.eventhandler.config.PushConfig;
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.net.InetAddress;
 import java.util.List;
 
@@ -16,7 +16,7 @@ import java.util.List;
  * to, within {@code push.connect-timeout-seconds}; a refusal is a 400 that names the rule. On every connection
  * ({@link GuardedDnsResolver}): on the addresses the name resolves to then, which closes DNS rebinding and a
  * name that did not resolve at subscribe. A loop through another Event Handler, or through a proxy in front
- * of this one, is ended by the header every push carries ({@link eu.arrowhead.eventhandler.http.PushLoopGuard}).
+ * of this one, is ended by the header every push carries ({@link eu.arrowhead.eventhandler.push.PushLoopGuard}).
  */
 public final class TargetPolicy implements AutoCloseable {
     private final List<AddressRange> allowed;

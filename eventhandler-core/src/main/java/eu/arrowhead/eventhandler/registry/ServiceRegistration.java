@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.registry;
 
-import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.ServiceRegistryConfig;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import eu.arrowhead.eventhandler.registry.ServiceRegistryClient.Entry;
 import eu.arrowhead.eventhandler.registry.ServiceRegistryClient.ProviderSystem;
 import eu.arrowhead.eventhandler.registry.ServiceRegistryClient.Reply;

@@ -3,7 +3,7 @@ package eu.arrowhead.eventhandler.registry;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;

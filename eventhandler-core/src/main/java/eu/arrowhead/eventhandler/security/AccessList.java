@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.security;
 
 import eu.arrowhead.eventhandler.config.ConfigException;
-import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.protocol.EventTypeRule;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -81,7 +81,7 @@ public final class AccessList {
             }
             Set<String> types = rules.computeIfAbsent(words[1].toLowerCase(Locale.ROOT), system -> new HashSet<>());
             for (int w = 2; w < words.length; w++) {
-                String problem = words[w].equals(ANY) ? null : EventValidator.eventTypeProblem(words[w]);
+                String problem = words[w].equals(ANY) ? null : EventTypeRule.problem(words[w]);
                 if (problem != null) {
                     throw new ConfigException(where + problem);
                 }

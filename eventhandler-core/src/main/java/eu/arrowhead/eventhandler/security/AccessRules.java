@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.security;
 
 import eu.arrowhead.eventhandler.config.SecurityConfig;
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.nio.file.Path;
 import java.util.Locale;
 

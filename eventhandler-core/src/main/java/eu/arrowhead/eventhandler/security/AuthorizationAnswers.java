@@ -1,11 +1,11 @@
 package eu.arrowhead.eventhandler.security;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.store.AuthorizationStore;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -109,7 +109,7 @@ public final class AuthorizationAnswers implements AutoCloseable {
      * The names (lower case) of the publishers {@code subscriber} may receive events from; empty when the
      * Authorization system authorizes none, or answers with an error (asked again next time).
      *
-     * @throws HubUnavailableException when it has not answered for this subscriber and cannot be reached (503)
+     * @throws UnavailableException when it has not answered for this subscriber and cannot be reached (503)
      */
     Set<String> publishersOf(SystemRequest subscriber) {
         Answer known = answers.get(key(subscriber));
@@ -306,8 +306,8 @@ public final class AuthorizationAnswers implements AutoCloseable {
         }
     }
 
-    private HubUnavailableException unavailable(SystemRequest subscriber) {
-        return new HubUnavailableException("the Authorization system (" + system.uri() + ") cannot be reached, and"
+    private UnavailableException unavailable(SystemRequest subscriber) {
+        return new UnavailableException("the Authorization system (" + system.uri() + ") cannot be reached, and"
                 + " it has not yet said which publishers system '" + subscriber.systemName() + "' may receive"
                 + " events from; try again later");
     }

@@ -2,9 +2,9 @@ package eu.arrowhead.eventhandler.security;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import eu.arrowhead.eventhandler.LogThrottle;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.diagnostics.LogThrottle;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

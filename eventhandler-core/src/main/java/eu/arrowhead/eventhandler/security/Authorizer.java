@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.security;
 
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.util.Optional;
 import java.util.Set;
 
@@ -52,7 +52,7 @@ public interface Authorizer {
      *
      * @param subscriberSystemName the subscriber's name, or {@code null} for a stream that names none
      *                             (insecure mode), which an authorizer that restricts publishers refuses
-     * @throws eu.arrowhead.eventhandler.topic.HubUnavailableException when the authorizer cannot say now (the
+     * @throws eu.arrowhead.eventhandler.protocol.UnavailableException when the authorizer cannot say now (the
      *                             Authorization system is down and has not answered for this subscriber before)
      */
     default Optional<Set<String>> authorizedPublishers(String subscriberSystemName) {

@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.security;
 
-import eu.arrowhead.eventhandler.LogThrottle;
-import eu.arrowhead.eventhandler.NamedThreads;
+import eu.arrowhead.eventhandler.diagnostics.LogThrottle;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import java.time.Duration;
 import java.util.List;

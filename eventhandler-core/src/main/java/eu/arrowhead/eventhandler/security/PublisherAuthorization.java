@@ -2,7 +2,7 @@ package eu.arrowhead.eventhandler.security;
 
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.config.SecurityConfig;
-import eu.arrowhead.eventhandler.http.RequestException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import java.util.Optional;
 import java.util.Set;

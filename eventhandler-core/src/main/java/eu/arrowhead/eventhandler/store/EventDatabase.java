@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.store;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,6 +13,7 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -22,18 +24,16 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.time.Duration;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
-import org.hibernate.Transaction;
 import org.hibernate.Session;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
+import org.hibernate.Transaction;
 import org.hibernate.boot.MetadataSources;
 import org.hibernate.boot.registry.StandardServiceRegistry;
 import org.hibernate.boot.registry.StandardServiceRegistryBuilder;
 import org.hibernate.cfg.AvailableSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The log's tables, through Hibernate ORM over a HikariCP pool: every statement the store runs, each in its
@@ -272,12 +272,12 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     /**
      * Runs a read for a client (a replay, a page of {@code mgmt/events}) if a reader connection is free now.
      *
-     * @throws HubUnavailableException at once if every reader connection is in use
+     * @throws UnavailableException at once if every reader connection is in use
      */
     private <T> T clientRead(Function<StatelessSession, T> read) {
         // With a timeout of 0, not the plain tryAcquire, so that the fair semaphore serves waiting upkeep first.
         if (!tryAcquireNow()) {
-            throw new HubUnavailableException("the event store is serving " + readers + " other reads"
+            throw new UnavailableException("the event store is serving " + readers + " other reads"
                     + " (store.pool-size); ask again shortly");
         }
         try {
@@ -314,12 +314,12 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     private <T> T upkeep(Supplier<T> work) {
         try {
             if (!readPermits.tryAcquire(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new HubUnavailableException("the event store's reader connections stayed busy for "
+                throw new UnavailableException("the event store's reader connections stayed busy for "
                         + timeout.toSeconds() + " s (store.timeout-seconds)");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new HubUnavailableException("the Event Handler is stopping");
+            throw new UnavailableException("the Event Handler is stopping");
         }
         try {
             return work.get();

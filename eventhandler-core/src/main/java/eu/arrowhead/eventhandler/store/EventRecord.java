@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.store;
 
-import eu.arrowhead.eventhandler.topic.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import jakarta.persistence.Column;
 import jakarta.persistence.Entity;

@@ -27,7 +27,7 @@ public interface EventStore extends EventJournal, SubscriptionStore {
      * @param toMillis   the latest timeStamp, inclusive; {@code null} for no bound
      * @param afterId    only events after this id
      * @param limit      at most this many events
-     * @throws eu.arrowhead.eventhandler.topic.HubUnavailableException if the log cannot be read now
+     * @throws eu.arrowhead.eventhandler.protocol.UnavailableException if the log cannot be read now
      */
     QueryPage query(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId, int limit);
 
@@ -58,7 +58,7 @@ public interface EventStore extends EventJournal, SubscriptionStore {
      * One event as the log holds it.
      *
      * @param id   its id
-     * @param json its JSON exactly as delivered ({@link eu.arrowhead.eventhandler.topic.EventEncoding#withId})
+     * @param json its JSON exactly as delivered ({@link eu.arrowhead.eventhandler.protocol.EventEncoding#withId})
      */
     record LoggedEvent(long id, String json) {
     }

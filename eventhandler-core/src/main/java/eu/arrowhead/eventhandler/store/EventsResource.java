@@ -1,9 +1,9 @@
 package eu.arrowhead.eventhandler.store;
 
 import eu.arrowhead.eventhandler.api.ExceptionType;
-import eu.arrowhead.eventhandler.http.QueryParameters;
-import eu.arrowhead.eventhandler.http.RequestException;
-import eu.arrowhead.eventhandler.publish.EventValidator;
+import eu.arrowhead.eventhandler.protocol.EventTypeRule;
+import eu.arrowhead.eventhandler.protocol.QueryParameters;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
@@ -50,7 +50,7 @@ public final class EventsResource {
         }
         Set<String> topicKeys = new LinkedHashSet<>();
         for (String eventType : query.getOrDefault("eventType", List.of())) {
-            String problem = EventValidator.eventTypeProblem(eventType);
+            String problem = EventTypeRule.problem(eventType);
             if (problem != null) {
                 throw RequestException.invalidParameter(problem);
             }

@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.store;
 
-import eu.arrowhead.eventhandler.NamedThreads;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;

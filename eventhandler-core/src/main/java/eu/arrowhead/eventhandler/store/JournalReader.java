@@ -1,9 +1,9 @@
 package eu.arrowhead.eventhandler.store;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
-import eu.arrowhead.eventhandler.topic.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -50,7 +50,7 @@ final class JournalReader {
             } catch (DamagedRangeException e) {
                 damaged.found(committedPart(e.range()), "a read");
                 if (found == MAX_DAMAGE_PER_READ) {
-                    throw new HubUnavailableException("the event store's file is damaged in many places; resume"
+                    throw new UnavailableException("the event store's file is damaged in many places; resume"
                             + " again later");
                 }
             }
@@ -72,10 +72,10 @@ final class JournalReader {
             try {
                 page = database.read(readAfter, Math.min(upToId, committed), topicKeys, maxEvents, maxPageBytes,
                         damaged);
-            } catch (HubUnavailableException | DamagedRangeException e) {
+            } catch (UnavailableException | DamagedRangeException e) {
                 throw e;
             } catch (RuntimeException e) {
-                throw new HubUnavailableException("the event store cannot be read now ("
+                throw new UnavailableException("the event store cannot be read now ("
                         + EventDatabase.describe(e) + "); resume again later");
             }
         }
@@ -144,7 +144,7 @@ final class JournalReader {
                 damaged.found(committedPart(e.range()), "a read");
             }
         }
-        throw new HubUnavailableException("the event store's file is damaged in many places; ask again later");
+        throw new UnavailableException("the event store's file is damaged in many places; ask again later");
     }
 
     private EventStore.QueryPage queryOnce(Set<String> topicKeys, Long fromMillis, Long toMillis, long afterId,
@@ -152,10 +152,10 @@ final class JournalReader {
         EventPages.Page page;
         try {
             page = database.query(topicKeys, fromMillis, toMillis, afterId, limit, maxPageBytes, damaged);
-        } catch (HubUnavailableException | DamagedRangeException e) {
+        } catch (UnavailableException | DamagedRangeException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new HubUnavailableException("the event store cannot be read now (" + EventDatabase.describe(e)
+            throw new UnavailableException("the event store cannot be read now (" + EventDatabase.describe(e)
                     + ")");
         }
         List<EventStore.LoggedEvent> events = page.rows().stream()

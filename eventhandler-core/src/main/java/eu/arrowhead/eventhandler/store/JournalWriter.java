@@ -2,8 +2,8 @@ package eu.arrowhead.eventhandler.store;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.EventJournal;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
@@ -137,7 +137,7 @@ final class JournalWriter {
                 throw down();
             }
             if (!ids.allows(firstId + count - 1)) {
-                throw new HubUnavailableException("the event store has not yet recorded the next block of ids on"
+                throw new UnavailableException("the event store has not yet recorded the next block of ids on"
                         + " disk (store.id-mark-file); publish again shortly");
             }
             if (!buffer.fits(count, bytes)) {
@@ -181,12 +181,12 @@ final class JournalWriter {
     }
 
     /** Called under the lock: in sync mode with the database down, a publish cannot be committed. */
-    private HubUnavailableException down() {
-        return new HubUnavailableException("the event store is unavailable (" + outage.lastError() + "); publish again later");
+    private UnavailableException down() {
+        return new UnavailableException("the event store is unavailable (" + outage.lastError() + "); publish again later");
     }
 
     /** Called under the lock: the database works but the writer has not caught up with what was accepted. */
-    private HubUnavailableException behind() {
+    private UnavailableException behind() {
         refused.increment();
         long now = System.nanoTime();
         if (!behindLogged || now - behindLoggedNanos > BEHIND_LOG_NANOS) {
@@ -195,7 +195,7 @@ final class JournalWriter {
             LOG.warn("the event store's writer is behind ({} events, {} bytes wait to be written): publishes get"
                     + " 503 until it catches up ({} refused so far)", buffer.events(), buffer.bytes(), refused.sum());
         }
-        return new HubUnavailableException("the event store's writer is behind: " + buffer.events()
+        return new UnavailableException("the event store's writer is behind: " + buffer.events()
                 + " events wait to be written (store.buffer-events, store.buffer-bytes); publish again shortly");
     }
 
@@ -430,7 +430,7 @@ final class JournalWriter {
         // Before the refusals are answered: a publisher told 503 finds health saying so.
         outage.failed(reason, buffered);
         failedTransactions.increment();
-        HubUnavailableException cause = new HubUnavailableException("the event store cannot write (" + reason
+        UnavailableException cause = new UnavailableException("the event store cannot write (" + reason
                 + "); the event was not published");
         refusedEntries.forEach(entry -> entry.committed().completeExceptionally(cause));
     }
@@ -466,7 +466,7 @@ final class JournalWriter {
      * While the writer finds the database down, a read that needs the database (not only the buffer) would
      * wait for {@code store.timeout-seconds} and fail: it is refused at once.
      *
-     * @throws HubUnavailableException if ({@code afterId}, {@code upToId}] holds committed events the
+     * @throws UnavailableException if ({@code afterId}, {@code upToId}] holds committed events the
      *                                 database must be read for while it is down
      */
     void requireReadable(long afterId, long upToId) {
@@ -481,7 +481,7 @@ final class JournalWriter {
         } finally {
             lock.unlock();
         }
-        throw new HubUnavailableException("the event store cannot be read now (" + outage.lastError()
+        throw new UnavailableException("the event store cannot be read now (" + outage.lastError()
                 + "); resume again later");
     }
 

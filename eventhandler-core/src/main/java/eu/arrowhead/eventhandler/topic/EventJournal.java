@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.topic;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -36,7 +37,7 @@ public interface EventJournal {
         @Override
         public LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter,
                             int maxEvents) {
-            throw new HubUnavailableException("the event store is off (store.mode=off)");
+            throw new UnavailableException("the event store is off (store.mode=off)");
         }
     };
 
@@ -59,8 +60,8 @@ public interface EventJournal {
      * @param afterCommit for a durable journal, run once the events are committed, before the returned
      *                    future completes, in id order with every other append; {@code null} otherwise
      * @return completes when the events are committed (a durable journal) or at once; fails with
-     *         {@link HubUnavailableException} when they cannot be
-     * @throws HubUnavailableException if the journal cannot take the events now (its writer is behind, or a
+     *         {@link UnavailableException} when they cannot be
+     * @throws UnavailableException if the journal cannot take the events now (its writer is behind, or a
      *                                 durable journal's database is down): they then get no ids and reach nobody
      */
     CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit);
@@ -69,7 +70,7 @@ public interface EventJournal {
      * Fails at once if {@link #append} would refuse any event now, however small (its writer is behind), so that
      * a publish is refused before its body is parsed. Does not block; {@link #append} still decides.
      *
-     * @throws HubUnavailableException if the journal cannot take an event now
+     * @throws UnavailableException if the journal cannot take an event now
      */
     default void requireRoom() {
     }
@@ -90,7 +91,7 @@ public interface EventJournal {
      * Fails at once if a {@link #read} of ids in ({@code afterId}, {@code upToId}] is known to fail now (the
      * database is down), so that a resume is refused without waiting for the database. Does not block.
      *
-     * @throws HubUnavailableException if the log cannot be read now
+     * @throws UnavailableException if the log cannot be read now
      */
     default void requireReadable(long afterId, long upToId) {
     }
@@ -99,7 +100,7 @@ public interface EventJournal {
      * Reads logged events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first, at most
      * {@code maxEvents} of them before the filter. Blocks on the database: never call it on a selector thread.
      *
-     * @throws HubUnavailableException if the log cannot be read now
+     * @throws UnavailableException if the log cannot be read now
      */
     LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents);
 

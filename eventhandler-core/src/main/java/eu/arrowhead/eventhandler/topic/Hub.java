@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.topic;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.api.TopicStats;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -73,7 +74,7 @@ public final class Hub {
      * @param publication collects what the subscribers' offers leave for after the lock; the caller runs it
      *                    ({@link Publication#runDeferred}) once this returns or throws
      * @return the first id, and when the events are committed to the journal (at once unless it is durable)
-     * @throws HubUnavailableException if the hub is closed, the events would create too many topics, or the
+     * @throws UnavailableException if the hub is closed, the events would create too many topics, or the
      *                                 journal cannot take them now
      */
     public Accepted publish(List<IncomingEvent> events, Publication publication) {
@@ -81,10 +82,10 @@ public final class Hub {
         lock.lock();
         try {
             if (closed) {
-                throw new HubUnavailableException("the Event Handler is shutting down");
+                throw new UnavailableException("the Event Handler is shutting down");
             }
             if (refusal != null) {
-                throw new HubUnavailableException(refusal);
+                throw new UnavailableException(refusal);
             }
             if (topics.size() + events.size() > maxTopics) {
                 requireRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
@@ -200,15 +201,15 @@ public final class Hub {
         lock.lock();
         try {
             if (closed) {
-                throw new HubUnavailableException("the Event Handler is shutting down");
+                throw new UnavailableException("the Event Handler is shutting down");
             }
             if (refusal != null) {
-                throw new HubUnavailableException(refusal);
+                throw new UnavailableException(refusal);
             }
             if (journal.givesIds() && afterId.isPresent() && afterId.getAsLong() > lastDelivered) {
                 // Another node delivered it already; this one will in a moment. Served now, the events between
                 // would reach the subscriber twice.
-                throw new HubUnavailableException("this node has not yet received event " + afterId.getAsLong()
+                throw new UnavailableException("this node has not yet received event " + afterId.getAsLong()
                         + " from the cluster's stream; try again in a moment");
             }
             requireRoomFor(topicKeys);
@@ -340,7 +341,7 @@ public final class Hub {
     private void requireRoomFor(Set<String> keys) {
         long missing = keys.stream().filter(key -> !topics.containsKey(key)).count();
         if (missing > 0 && topics.size() + missing > maxTopics) {
-            throw new HubUnavailableException("the Event Handler already holds its maximum of " + maxTopics
+            throw new UnavailableException("the Event Handler already holds its maximum of " + maxTopics
                     + " topics (topic.max-count)");
         }
     }

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.topic;
 
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import java.util.Map;
 
 /**

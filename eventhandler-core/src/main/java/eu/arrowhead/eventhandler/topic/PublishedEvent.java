@@ -1,18 +1,14 @@
 package eu.arrowhead.eventhandler.topic;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
+import eu.arrowhead.eventhandler.protocol.SseFrames;
 import java.util.Map;
 
 /**
- * An event with its id, encoded once as a complete Server-Sent Events frame. The same immutable frame
- * is written to every subscriber, so fan-out costs no serialization and no copy per subscriber.
- * Comment frames (heartbeats) are instances too, with no topic, so that one queue carries both.
+ * An event with its id, encoded once as a complete Server-Sent Events frame ({@link SseFrames#event}). The
+ * same immutable frame is written to every subscriber, so fan-out costs no serialization and no copy per
+ * subscriber. Comment frames (heartbeats) are instances too, with no topic, so that one queue carries both.
  */
 public final class PublishedEvent {
-    private static final byte[] ID = "id: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] EVENT = "\nevent: ".getBytes(StandardCharsets.US_ASCII);
-    private static final byte[] DATA = "\ndata: ".getBytes(StandardCharsets.US_ASCII);
     /** This object and the frame's array header. */
     private static final int OVERHEAD_BYTES = 64;
     private static final int METADATA_ENTRY_BYTES = 128;
@@ -35,20 +31,8 @@ public final class PublishedEvent {
     }
 
     static PublishedEvent encode(long id, IncomingEvent event, TopicBroadcaster topic) {
-        byte[] idText = Long.toString(id).getBytes(StandardCharsets.US_ASCII);
-        byte[] type = event.eventType().getBytes(StandardCharsets.US_ASCII);
-        byte[] json = event.json();
-        byte[] frame = new byte[ID.length + idText.length + EVENT.length + type.length + DATA.length
-                + EventEncoding.lengthWithId(json, idText) + 2];
-        int at = put(frame, 0, ID);
-        at = put(frame, at, idText);
-        at = put(frame, at, EVENT);
-        at = put(frame, at, type);
-        at = put(frame, at, DATA);
-        at = EventEncoding.putWithId(json, idText, frame, at);
-        frame[at++] = '\n';
-        frame[at] = '\n';
-        return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), event.timeStampMillis(), frame);
+        return new PublishedEvent(id, topic, event.sourceKey(), event.metaData(), event.timeStampMillis(),
+                SseFrames.event(id, event.eventType(), event.json()));
     }
 
     /** An event read back from the event store, for a replay; it counts to no topic. */
@@ -56,14 +40,9 @@ public final class PublishedEvent {
         return encode(id, event, null);
     }
 
-    /** A frame that carries no event: an SSE comment or a notice, counted to no topic. */
-    public static PublishedEvent control(String frameText) {
-        return new PublishedEvent(0, null, null, Map.of(), 0, frameText.getBytes(StandardCharsets.UTF_8));
-    }
-
-    private static int put(byte[] into, int at, byte[] bytes) {
-        System.arraycopy(bytes, 0, into, at, bytes.length);
-        return at + bytes.length;
+    /** A frame that carries no event ({@link SseFrames}: a comment or a notice), counted to no topic. */
+    public static PublishedEvent control(byte[] frame) {
+        return new PublishedEvent(0, null, null, Map.of(), 0, frame);
     }
 
     /** The event's id; 0 for a control frame. */
@@ -90,12 +69,7 @@ public final class PublishedEvent {
      * every event keeping a second copy of its payload for the few that have push subscribers.
      */
     public byte[] eventJson() {
-        int dataAt = 0;
-        while (frame[dataAt] != '\n' || frame[dataAt + 1] != 'd') {
-            // The event type holds no newline, so the first line starting with 'd' is the data line.
-            dataAt++;
-        }
-        return Arrays.copyOfRange(frame, dataAt + DATA.length, frame.length - 2);
+        return SseFrames.eventJson(frame);
     }
 
     /**

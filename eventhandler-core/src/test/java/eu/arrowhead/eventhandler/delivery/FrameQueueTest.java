@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /** The queues' bounds in bytes: one subscriber's, and all together's, and the queue that grows and shrinks. */
 class FrameQueueTest {
     /** A frame that costs 100 bytes in a queue. */
-    private static final PublishedEvent FRAME = PublishedEvent.control("x".repeat(100 - (int) QueueBudget.ENTRY_BYTES));
+    private static final PublishedEvent FRAME = PublishedEvent.control(new byte[100 - (int) QueueBudget.ENTRY_BYTES]);
 
     @Test
     void aQueueKeepsOrderAcrossGrowingAndGivesEveryByteBack() {
@@ -23,7 +24,7 @@ class FrameQueueTest {
         List<PublishedEvent> offered = new ArrayList<>();
         for (int round = 0; round < 3; round++) {
             for (int i = 0; i < 1_000; i++) {
-                PublishedEvent event = PublishedEvent.control("e" + i + "\n\n");
+                PublishedEvent event = PublishedEvent.control(("e" + i + "\n\n").getBytes(StandardCharsets.US_ASCII));
                 offered.add(event);
                 assertTrue(queue.offer(event));
                 if (i % 3 == 0) {

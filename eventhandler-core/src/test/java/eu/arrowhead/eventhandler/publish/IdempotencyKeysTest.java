@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import eu.arrowhead.eventhandler.http.RequestException;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -65,12 +65,12 @@ class IdempotencyKeysTest {
     @Test
     void aRepeatWhileTheFirstIsHandledOrUncommittedIsToldToAskAgain() {
         IdempotencyKeys.Claim first = keys.claim("caller", "k", PATH, BODY);
-        assertThrows(HubUnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
+        assertThrows(UnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
 
         CompletableFuture<Void> commit = new CompletableFuture<>();
         first.accepted(7, 1, commit);
         first.failed(); // the commit did not come in time: the key must stay
-        assertThrows(HubUnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
+        assertThrows(UnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
 
         commit.complete(null);
         assertEquals(7, keys.claim("caller", "k", PATH, BODY).firstId());
@@ -82,7 +82,7 @@ class IdempotencyKeysTest {
         assertTrue(keys.claim("caller", "refused", PATH, BODY).fresh());
 
         IdempotencyKeys.Claim first = keys.claim("caller", "failed", PATH, BODY);
-        first.accepted(9, 1, CompletableFuture.failedFuture(new HubUnavailableException("the store failed")));
+        first.accepted(9, 1, CompletableFuture.failedFuture(new UnavailableException("the store failed")));
         assertTrue(keys.claim("caller", "failed", PATH, BODY).fresh());
     }
 

@@ -11,7 +11,7 @@ import eu.arrowhead.eventhandler.api.PushedEvent;
 import eu.arrowhead.eventhandler.api.SubscriptionListResponse;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionResponse;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.nio.charset.StandardCharsets;

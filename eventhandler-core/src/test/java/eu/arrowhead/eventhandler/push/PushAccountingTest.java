@@ -8,14 +8,14 @@ import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.config.ConfigLoader;
 import eu.arrowhead.eventhandler.config.PushConfig;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.Publication;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -46,7 +46,7 @@ class PushAccountingTest {
             long one = subscriptions.subscriptionBytes();
             assertTrue(one > 0);
 
-            assertThrows(HubUnavailableException.class,
+            assertThrows(UnavailableException.class,
                     () -> subscriptions.subscribe(request("second", "other-topic", hanging.getLocalPort(), 0)));
             assertEquals(one, subscriptions.subscriptionBytes(), "a subscription the hub refused is charged nothing");
 

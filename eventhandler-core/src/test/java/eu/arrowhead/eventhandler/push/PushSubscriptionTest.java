@@ -10,7 +10,7 @@ import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.api.SystemResponse;
 import eu.arrowhead.eventhandler.config.ConfigLoader;
 import eu.arrowhead.eventhandler.config.PushConfig;
-import eu.arrowhead.eventhandler.http.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;

@@ -8,9 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig.StoreMode;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.testing.Await;
-import eu.arrowhead.eventhandler.topic.EventEncoding;
-import eu.arrowhead.eventhandler.topic.HubUnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.io.IOException;
@@ -162,7 +162,7 @@ class JournalWriterTest {
         try {
             writer.append(firstId, events(count), null);
             return true;
-        } catch (HubUnavailableException e) {
+        } catch (UnavailableException e) {
             return false;
         }
     }
@@ -194,7 +194,7 @@ class JournalWriterTest {
         database.awaitTransaction();
         writer.append(3, events(2), null);
 
-        assertThrows(HubUnavailableException.class, () -> writer.append(5, events(1), null));
+        assertThrows(UnavailableException.class, () -> writer.append(5, events(1), null));
         assertEquals(1, writer.status().refusedPublishes());
         assertEquals(4, writer.status().bufferedEvents());
 
@@ -238,8 +238,8 @@ class JournalWriterTest {
 
         ExecutionException refusal = assertThrows(ExecutionException.class,
                 () -> failed.get(WAIT.toSeconds(), TimeUnit.SECONDS));
-        assertInstanceOf(HubUnavailableException.class, refusal.getCause());
-        assertThrows(HubUnavailableException.class, () -> writer.append(2, events(1), () -> delivered.add(2L)));
+        assertInstanceOf(UnavailableException.class, refusal.getCause());
+        assertThrows(UnavailableException.class, () -> writer.append(2, events(1), () -> delivered.add(2L)));
 
         database.down = false;
         Await.until("the writer finds the database back", WAIT, () -> writer.status().isUp());

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.TopicStats;
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -81,7 +83,7 @@ class HubLoggedDeliveryTest {
             public void offer(PublishedEvent event, Publication publication) {
             }
         };
-        HubUnavailableException refused = assertThrows(HubUnavailableException.class,
+        UnavailableException refused = assertThrows(UnavailableException.class,
                 () -> hub.subscribe(Set.of("ahead"), subscriber, OptionalLong.of(4)));
         assertTrue(refused.getMessage().contains("not yet received event 4"), refused.getMessage());
         assertEquals(3, hub.subscribe(Set.of("ahead"), subscriber, OptionalLong.of(3)).liveAfterId());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler;
+package eu.arrowhead.eventhandler.diagnostics;
 
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;

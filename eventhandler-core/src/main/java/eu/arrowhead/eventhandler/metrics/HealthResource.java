@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler.http;
+package eu.arrowhead.eventhandler.metrics;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import eu.arrowhead.eventhandler.cluster.ClusterNode;

@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler;
+package eu.arrowhead.eventhandler.diagnostics;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;

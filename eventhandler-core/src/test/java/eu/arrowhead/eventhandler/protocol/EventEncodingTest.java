@@ -1,11 +1,10 @@
-package eu.arrowhead.eventhandler.topic;
+package eu.arrowhead.eventhandler.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import eu.arrowhead.eventhandler.api.PushedEvent;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;

@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler.topic;
+package eu.arrowhead.eventhandler.protocol;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.PushedEvent;
 import eu.arrowhead.eventhandler.api.SystemRequest;
-import eu.arrowhead.eventhandler.http.JsonMapper;
 import java.io.IOException;
 import java.lang.reflect.RecordComponent;
 import java.nio.charset.StandardCharsets;

@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler.http;
+package eu.arrowhead.eventhandler.protocol;
 
 import jakarta.ws.rs.core.MultivaluedMap;
 import java.util.List;

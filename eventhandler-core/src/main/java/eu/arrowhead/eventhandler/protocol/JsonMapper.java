@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler.http;
+package eu.arrowhead.eventhandler.protocol;
 
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonProcessingException;

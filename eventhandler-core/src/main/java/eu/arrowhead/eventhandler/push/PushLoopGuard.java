@@ -1,7 +1,8 @@
-package eu.arrowhead.eventhandler.http;
+package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.LogThrottle;
 import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.diagnostics.LogThrottle;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import java.time.Duration;
 import org.glassfish.grizzly.http.server.Request;
 import org.slf4j.Logger;
@@ -27,7 +28,7 @@ public final class PushLoopGuard {
     /**
      * @throws RequestException 400 if the request was pushed by an Event Handler
      */
-    void check(Request request) {
+    public void check(Request request) {
         if (request.getHeader(HEADER) == null) {
             return;
         }

@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler.http;
+package eu.arrowhead.eventhandler.protocol;
 
 import eu.arrowhead.eventhandler.api.ExceptionType;
 
