@@ -11,12 +11,10 @@ import eu.arrowhead.eventhandler.http.AdmissionControl;
 import eu.arrowhead.eventhandler.http.CorsPolicy;
 import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
+import eu.arrowhead.eventhandler.http.GrizzlyTuning;
 import eu.arrowhead.eventhandler.http.HealthResource;
-import eu.arrowhead.eventhandler.http.IgnoredUpgrades;
-import eu.arrowhead.eventhandler.http.JsonErrorPages;
 import eu.arrowhead.eventhandler.http.JsonMapper;
 import eu.arrowhead.eventhandler.http.RequestBodies;
-import eu.arrowhead.eventhandler.http.StrictHttpCodec;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
@@ -44,7 +42,6 @@ import eu.arrowhead.eventhandler.topic.TopicsResource;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -56,12 +53,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
 import org.glassfish.grizzly.http.server.HttpServer;
-import org.glassfish.grizzly.http.server.NetworkListener;
-import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
-import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
-import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
 import org.glassfish.jersey.jackson.JacksonFeature;
 import org.glassfish.jersey.server.ContainerFactory;
@@ -87,7 +79,6 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  */
 public final class EventHandlerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventHandlerServer.class);
-    private static final String LISTENER = "eventhandler";
     private static final int JOURNAL_READERS = 2;
     /** Resuming subscribers waiting for a journal reader; more are refused for now. */
     private static final int JOURNAL_READ_QUEUE = 1024;
@@ -294,41 +285,8 @@ public final class EventHandlerServer implements AutoCloseable {
                 PublishHandler::handles, publishesOnSelector, jersey, workers,
                 config.workerThreads() + config.workerQueue(), new CorsPolicy(config.corsOrigins()), bodies);
 
-        HttpServer http = new HttpServer();
-        NetworkListener listener = new NetworkListener(LISTENER, config.serverHost(), config.serverPort());
-        // Grizzly closes a kept-alive connection after 256 requests by default; that would undo the
-        // publisher's connection reuse, so there is no cap, only the idle timeout.
-        listener.getKeepAlive().setMaxRequestsCount(-1);
-        listener.getKeepAlive().setIdleTimeoutInSeconds((int) config.idleTimeout().toSeconds());
-        listener.setMaxHttpHeaderSize(config.maxHeaderBytes());
-        listener.registerAddOn(new IgnoredUpgrades());
-        listener.registerAddOn(StrictHttpCodec.addOn());
-        if (tls != null) {
-            listener.setSecure(true);
-            listener.setSSLEngineConfig(tls.listenerConfig());
-        }
-        TCPNIOTransport transport = listener.getTransport();
-        transport.setSelectorRunnersCount(config.selectorThreads());
-        // Selectors parse requests; AdmissionControl hands them to our bounded workers. Setting the
-        // strategy again drops the worker pool Grizzly would otherwise create on its own.
-        transport.setIOStrategy(SameThreadIOStrategy.getInstance());
-        transport.setWriteTimeout(config.writeTimeout().toSeconds(), TimeUnit.SECONDS);
-        transport.getConnectionMonitoringConfig().addProbes(metrics.connectionProbe());
-        transport.setKernelThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
-                .setPoolName("eh-selector").setCorePoolSize(config.selectorThreads())
-                .setMaxPoolSize(config.selectorThreads()));
-        http.addListener(listener);
-        http.getServerConfiguration().addHttpHandler(front, HttpHandlerRegistration.ROOT);
-        http.getServerConfiguration().setJmxEnabled(false);
-        http.getServerConfiguration().setHttpServerName("EventHandler");
-        http.getServerConfiguration().setHttpServerVersion("");
-        http.getServerConfiguration().setDefaultErrorPageGenerator(new JsonErrorPages());
-        // Grizzly decodes query strings as ISO-8859-1 unless told otherwise; URLs are UTF-8.
-        http.getServerConfiguration().setDefaultQueryEncoding(StandardCharsets.UTF_8);
-        // Grizzly's graceful shutdown counts requests in flight, but a suspended response whose client went
-        // away is never counted out, so it would always wait the whole grace period. Our shutdown drains
-        // streams and waits for admitted requests itself.
-        http.getServerConfiguration().setGracefulShutdownSupported(false);
+        HttpServer http = GrizzlyTuning.server(config, tls == null ? null : tls.listenerConfig(), front,
+                metrics.connectionProbe());
         try {
             try {
                 http.start();
@@ -337,7 +295,7 @@ public final class EventHandlerServer implements AutoCloseable {
                         + e.getMessage(), e);
             }
             // server.port 0: the port is known only now; no subscription could name it before.
-            ownEndpoint.listening(http.getListener(LISTENER).getPort());
+            ownEndpoint.listening(GrizzlyTuning.listener(http).getPort());
             if (cluster != null) {
                 cluster.start(hub, supervisor);
             }
@@ -364,7 +322,7 @@ public final class EventHandlerServer implements AutoCloseable {
         }
         // Advertised only once it listens, on the port it really listens on.
         Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),
-                config.serverHost(), listener.getPort(), tls != null, tls == null ? null : tls.context(),
+                config.serverHost(), GrizzlyTuning.listener(http).getPort(), tls != null, tls == null ? null : tls.context(),
                 tls == null ? null : tls.publicKey());
         registration.ifPresent(metrics::observe);
         return new EventHandlerServer(config, http, front, hub, supervisor, store, cluster, pushSender, workers,
@@ -373,7 +331,7 @@ public final class EventHandlerServer implements AutoCloseable {
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
     public int port() {
-        return http.getListener(LISTENER).getPort();
+        return GrizzlyTuning.listener(http).getPort();
     }
 
     /** {@code http://host:port} (https in secure mode) for clients on this machine. */
@@ -402,7 +360,7 @@ public final class EventHandlerServer implements AutoCloseable {
         try {
             hub.close();
             // New clients are refused at once; the connections already open go on while streams drain.
-            http.getListener(LISTENER).getTransport().unbindAll();
+            GrizzlyTuning.listener(http).getTransport().unbindAll();
             // First the store: in sync mode its commits deliver events, which the streams then drain.
             boolean stored = store == null || store.drain(config.shutdownGrace());
             clean = stored & supervisor.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
