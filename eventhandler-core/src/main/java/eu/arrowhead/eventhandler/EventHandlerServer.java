@@ -1,7 +1,6 @@
 package eu.arrowhead.eventhandler;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.delivery.EventStreamHandler;
 import eu.arrowhead.eventhandler.delivery.PublisherWrites;
@@ -12,14 +11,17 @@ import eu.arrowhead.eventhandler.http.AdmissionControl;
 import eu.arrowhead.eventhandler.http.CorsPolicy;
 import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
-import eu.arrowhead.eventhandler.http.IgnoredUpgrades;
-import eu.arrowhead.eventhandler.http.JsonErrorPages;
+import eu.arrowhead.eventhandler.http.GrizzlyTuning;
 import eu.arrowhead.eventhandler.http.RequestBodies;
-import eu.arrowhead.eventhandler.http.StrictHttpCodec;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.HealthResource;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.protocol.JsonMapper;
+import eu.arrowhead.eventhandler.node.ClusterBackend;
+import eu.arrowhead.eventhandler.node.DatabaseTaskPools;
+import eu.arrowhead.eventhandler.node.LocalBackend;
+import eu.arrowhead.eventhandler.node.NodeBackend;
+import eu.arrowhead.eventhandler.node.StartedParts;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
 import eu.arrowhead.eventhandler.publish.PublishHandler;
@@ -34,19 +36,13 @@ import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.ManagementAccess;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.security.TlsMaterial;
-import eu.arrowhead.eventhandler.store.AuthorizationStore;
-import eu.arrowhead.eventhandler.store.DatabaseEventStore;
 import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
-import eu.arrowhead.eventhandler.store.SubscriptionStore;
-import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.TopicsResource;
 import jakarta.ws.rs.ext.ContextResolver;
 import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -57,12 +53,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
+import java.util.function.Consumer;
 import org.glassfish.grizzly.http.server.HttpServer;
 import org.glassfish.grizzly.http.server.NetworkListener;
-import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
-import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
-import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
 import org.glassfish.jersey.grizzly2.httpserver.GrizzlyHttpContainer;
 import org.glassfish.jersey.jackson.JacksonFeature;
 import org.glassfish.jersey.server.ContainerFactory;
@@ -73,7 +66,12 @@ import org.slf4j.LoggerFactory;
 import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
- * The Event Handler server, wired together: start one with {@link #start}, stop it with {@link #close}.
+ * The Event Handler server: one {@link NodeBackend} (a single node's database, or a node of a cluster) with the
+ * hub, the streams, push and the front door on it. Start one with {@link #start}, stop it with {@link #close}.
+ *
+ * <p>Each part is added to {@link StartedParts} as it starts. A start that fails stops what had started, the last
+ * first, and a stop is the same unwinding: the Service Registry is told first, then the streams and requests in
+ * flight drain, then the front door, the threads and the push sender stop, and the backend closes last.
  *
  * <p>Threads, all bounded by configuration and independent of the number of clients: Grizzly selectors
  * ({@code server.selector-threads}) parse requests and run the SSE handler; workers
@@ -88,51 +86,35 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  */
 public final class EventHandlerServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventHandlerServer.class);
-    private static final String LISTENER = "eventhandler";
     private static final int JOURNAL_READERS = 2;
     /** Resuming subscribers waiting for a journal reader; more are refused for now. */
     private static final int JOURNAL_READ_QUEUE = 1024;
-    private static final int DATABASE_TASK_GRACE_SECONDS = 5;
+    private static final Duration DATABASE_TASK_GRACE = Duration.ofSeconds(5);
 
     private final EventHandlerConfig config;
-    private final HttpServer http;
-    private final AdmissionControl front;
+    private final NetworkListener listener;
     private final Hub hub;
-    private final StreamSupervisor supervisor;
     private final EventStore store;
-    private final ClusterNode cluster;
+    private final StreamSupervisor supervisor;
     private final PushSender pushSender;
-    private final ExecutorService workers;
-    private final ExecutorService writers;
-    private final ExecutorService journalReaders;
-    private final ScheduledExecutorService ticker;
-    private final ScheduledExecutorService retention;
-    private final Optional<ServiceRegistration> registration;
-    private final PublisherAuthorization publisherAuthorization;
+    private final AdmissionControl front;
+    private final DatabaseTaskPools databaseTasks;
+    private final StartedParts parts;
     private final AtomicInteger closed = new AtomicInteger();
+    private volatile boolean clean;
 
-    private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
-                               StreamSupervisor supervisor, EventStore store, ClusterNode cluster,
-                               PushSender pushSender,
-                               ExecutorService workers, ExecutorService writers, ExecutorService journalReaders,
-                               ScheduledExecutorService ticker, ScheduledExecutorService retention,
-                               Optional<ServiceRegistration> registration,
-                               PublisherAuthorization publisherAuthorization) {
+    private EventHandlerServer(EventHandlerConfig config, NetworkListener listener, Hub hub, EventStore store,
+                               StreamSupervisor supervisor, PushSender pushSender, AdmissionControl front,
+                               DatabaseTaskPools databaseTasks, StartedParts parts) {
         this.config = config;
-        this.http = http;
-        this.front = front;
+        this.listener = listener;
         this.hub = hub;
-        this.supervisor = supervisor;
         this.store = store;
-        this.cluster = cluster;
+        this.supervisor = supervisor;
         this.pushSender = pushSender;
-        this.workers = workers;
-        this.writers = writers;
-        this.journalReaders = journalReaders;
-        this.ticker = ticker;
-        this.retention = retention;
-        this.registration = registration;
-        this.publisherAuthorization = publisherAuthorization;
+        this.front = front;
+        this.databaseTasks = databaseTasks;
+        this.parts = parts;
     }
 
     /**
@@ -141,240 +123,167 @@ public final class EventHandlerServer implements AutoCloseable {
      * @throws IOException if it cannot listen or its event store cannot be opened
      */
     public static EventHandlerServer start(EventHandlerConfig config) throws IOException {
+        return start(config, part -> {
+        });
+    }
+
+    /**
+     * As {@link #start(EventHandlerConfig)}, telling {@code afterEachPart} the name of each part once it has
+     * started; it may throw, as the next step would (the tests fail a start after each part this way).
+     */
+    static EventHandlerServer start(EventHandlerConfig config, Consumer<String> afterEachPart) throws IOException {
         routeJulToSlf4j();
         // Secure mode's material first: a wrong password or a bad ACL stops the server before it opens anything.
         TlsMaterial tls = config.security().sslEnabled() ? TlsMaterial.load(config.security()) : null;
         Authorizer rules = tls == null ? Authorizer.INSECURE : AccessRules.from(config.security());
-        EventStore store = null;
-        ClusterNode cluster = null;
-        PublisherAuthorization publishers = null;
+        StartedParts parts = new StartedParts(afterEachPart);
         try {
-            if (config.cluster().enabled()) {
-                cluster = ClusterNode.join(config.cluster(), nodeName(config));
-                store = cluster.store();
-            } else {
-                store = openStore(config);
-            }
-            // As the 4.x Event Handler, in either mode: over plain HTTP in insecure mode. After the store, which
-            // keeps its last answers: existing subscribers are served even if it cannot be reached now.
-            if (config.security().authorizationEnabled()) {
-                AuthorizationStore answers = store == null ? AuthorizationStore.NONE : store.authorizationAnswers();
-                publishers = PublisherAuthorization.connect(rules, config.security(),
-                        tls == null ? null : tls.context(), answers);
-            }
-            return start(config, store, cluster, tls, rules, publishers);
+            return start(config, tls, rules, parts);
         } catch (IOException | RuntimeException e) {
-            if (publishers != null) {
-                publishers.close();
-            }
-            if (store != null) {
-                store.close();
-            }
-            if (cluster != null) {
-                cluster.close();
-            }
+            parts.close();
             throw e;
         }
     }
 
-    /** {@code cluster.node-name}, or the host name and process id. */
-    private static String nodeName(EventHandlerConfig config) {
-        if (!config.cluster().nodeName().isEmpty()) {
-            return config.cluster().nodeName();
+    private static EventHandlerServer start(EventHandlerConfig config, TlsMaterial tls, Authorizer rules,
+                                            StartedParts parts) throws IOException {
+        NodeBackend backend = config.cluster().enabled() ? ClusterBackend.join(config) : LocalBackend.open(config);
+        parts.add("event log", backend::close);
+        Authorizer authorizer = rules;
+        if (config.security().authorizationEnabled()) {
+            // As the 4.x Event Handler, in either mode: over plain HTTP in insecure mode. After the backend, which
+            // keeps its last answers: existing subscribers are served even if it cannot be reached now.
+            PublisherAuthorization publishers = PublisherAuthorization.connect(rules, config.security(),
+                    tls == null ? null : tls.context(), backend.authorizationAnswers());
+            parts.add("Authorization system client", publishers::close);
+            backend.shareAuthorizationUpdates(publishers);
+            authorizer = publishers;
         }
-        String host;
-        try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
-            host = "localhost";
-        }
-        return host + "-" + ProcessHandle.current().pid();
-    }
-
-    /** The one place that names a journal backend: everything else holds the {@link EventStore}. */
-    private static EventStore openStore(EventHandlerConfig config) throws IOException {
-        if (config.storeMode() == EventHandlerConfig.StoreMode.OFF) {
-            return null;
-        }
-        try {
-            return DatabaseEventStore.open(config);
-        } catch (SQLException e) {
-            throw new IOException("the event store at " + config.storeUrl() + " cannot be opened: "
-                    + e.getMessage() + " (start the database, fix store.url, or set store.mode=off)", e);
-        }
-    }
-
-    private static EventHandlerServer start(EventHandlerConfig config, EventStore store, ClusterNode cluster,
-                                            TlsMaterial tls, Authorizer rules, PublisherAuthorization publishers)
-            throws IOException {
-        Authorizer authorizer = publishers == null ? rules : publishers;
-        EventJournal journal = store == null ? EventJournal.NONE : store;
         Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(),
-                config.replayTotalBytes(), journal);
+                config.replayTotalBytes(), backend.journal());
         BrokerMetrics metrics = new BrokerMetrics();
         StreamSupervisor supervisor = new StreamSupervisor(hub, config.subscriberLimits(), config.heartbeat(),
                 config.subscriberWriteTimeout(), metrics::disconnected);
         metrics.observe(hub, supervisor);
-        StreamAuthorization streamAuthorization = new StreamAuthorization(authorizer, supervisor);
-        if (cluster != null) {
-            metrics.observe(cluster);
-        } else if (store != null) {
-            metrics.observe(store);
-        }
+        metrics.observe(backend);
 
-        // Both pools' queues are bounded by construction: AdmissionControl admits at most
-        // workers + worker-queue requests, and a subscriber has at most one drain task queued at a time.
-        ExecutorService workers = fixedPool(config.workerThreads(), "eh-worker");
-        ExecutorService writers = fixedPool(config.writerThreads(), "eh-writer");
-        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-supervisor"));
-        ExecutorService journalReaders = new ThreadPoolExecutor(JOURNAL_READERS, JOURNAL_READERS, 0,
-                TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(JOURNAL_READ_QUEUE), NamedThreads.of("eh-store-reader"));
+        // Added after the backend and the Authorization system's client, so that they end before either stops.
         // Deletes can take a while; on their own thread they never hold up heartbeats.
-        ScheduledExecutorService retention = Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-store-retention"));
+        DatabaseTaskPools databaseTasks = new DatabaseTaskPools(DATABASE_TASK_GRACE);
+        ScheduledExecutorService retention = databaseTasks.add(
+                Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-store-retention")));
+        parts.add("event store retention", databaseTasks.stop("event store retention", retention));
+        ExecutorService journalReaders = databaseTasks.add(new ThreadPoolExecutor(JOURNAL_READERS, JOURNAL_READERS,
+                0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(JOURNAL_READ_QUEUE),
+                NamedThreads.of("eh-store-reader")));
+        parts.add("event store readers", databaseTasks.stop("event store readers", journalReaders));
 
         OwnEndpoint ownEndpoint = new OwnEndpoint(config.serverPort(), config.serverHost(),
                 config.serviceRegistry().systemAddress());
         PushSender pushSender = new PushSender(config.push(), tls == null ? null : tls.context(),
                 new TargetPolicy(config.push(), ownEndpoint));
-        PushSubscriptions pushSubscriptions;
-        try {
-            pushSubscriptions = cluster == null
-                    ? new PushSubscriptions(hub, store == null ? SubscriptionStore.NONE : store, authorizer, pushSender,
-                    config.push())
-                    : new PushSubscriptions(store, authorizer, pushSender, config.push(),
-                    cluster.pushDeliveries(pushSender, config.push()));
-            if (cluster != null) {
-                // Watched before they are loaded, so that no other node's change falls between.
-                cluster.watchSubscriptions(pushSubscriptions);
-                if (publishers != null) {
-                    cluster.shareAuthorizationUpdates(publishers);
-                }
-            }
-            pushSubscriptions.load();
-        } catch (IOException | RuntimeException e) {
-            pushSender.close();
-            throw e;
-        }
+        parts.add("push sender", pushSender::close);
+        PushSubscriptions pushSubscriptions = backend.pushSubscriptions(hub, authorizer, pushSender, config.push());
         metrics.observe(pushSubscriptions, pushSender);
 
+        // The writers' and the workers' queues are bounded by construction: a subscriber has at most one drain task
+        // queued at a time, and AdmissionControl admits at most workers + worker-queue requests.
+        ExecutorService writers = fixedPool(config.writerThreads(), "eh-writer");
+        parts.add("writers", writers::shutdownNow);
+        ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(NamedThreads.of("eh-supervisor"));
+        parts.add("supervisor", ticker::shutdownNow);
+        ExecutorService workers = databaseTasks.add(fixedPool(config.workerThreads(), "eh-worker"));
+        AdmissionControl front = frontDoor(config, tls != null, hub, backend, authorizer, supervisor,
+                pushSubscriptions, metrics, writers, journalReaders, workers);
+
+        HttpServer http = GrizzlyTuning.server(config, tls == null ? null : tls.listenerConfig(), front,
+                metrics.connectionProbe());
+        parts.add("HTTP server", http::shutdownNow);
+        // Added after Grizzly, so that they end before it stops: Jersey's container, once shut down, answers a
+        // request still running with a 500.
+        parts.add("workers", databaseTasks.stop("workers", workers));
+        try {
+            http.start();
+        } catch (IOException e) {
+            throw new IOException("cannot listen on " + config.serverHost() + ":" + config.serverPort() + ": "
+                    + e.getMessage(), e);
+        }
+        NetworkListener listener = GrizzlyTuning.listener(http);
+        // server.port 0: the port is known only now; no subscription could name it before.
+        ownEndpoint.listening(listener.getPort());
+        EventHandlerServer server = new EventHandlerServer(config, listener, hub, backend.store(), supervisor,
+                pushSender, front, databaseTasks, parts);
+        parts.add("open streams and requests", server::drain);
+
+        backend.start(hub, supervisor);
+        ticker.scheduleAtFixedRate(guarded(supervisor::tick), 1, 1, TimeUnit.SECONDS);
+        long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));
+        ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,
+                TimeUnit.SECONDS);
+        if (backend.store() != null) {
+            for (EventStore.PeriodicTask task : backend.store().periodicTasks()) {
+                retention.scheduleWithFixedDelay(guarded(task.step()), task.firstAfter().toMillis(),
+                        task.every().toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+        // Advertised only once it listens, on the port it really listens on; stopped advertising first.
+        Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),
+                config.serverHost(), listener.getPort(), tls != null, tls == null ? null : tls.context(),
+                tls == null ? null : tls.publicKey());
+        registration.ifPresent(r -> parts.add("Service Registry registration", r::close));
+        registration.ifPresent(metrics::observe);
+        return server;
+    }
+
+    /** What answers requests: the publish and stream handlers on the selectors, Jersey's resources on workers. */
+    private static AdmissionControl frontDoor(EventHandlerConfig config, boolean secure, Hub hub,
+                                              NodeBackend backend, Authorizer authorizer, StreamSupervisor supervisor,
+                                              PushSubscriptions pushSubscriptions, BrokerMetrics metrics,
+                                              ExecutorService writers, ExecutorService journalReaders,
+                                              ExecutorService workers) {
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
         PublisherWrites publisher = new PublisherWrites(hub, config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
         IdempotencyKeys idempotencyKeys = new IdempotencyKeys(config.idempotencyWindow(),
                 config.idempotencyMaxKeys(), System::nanoTime);
         metrics.observe(idempotencyKeys);
-        PublishHandler publishes = new PublishHandler(publisher, journal,
+        PublishHandler publishes = new PublishHandler(publisher, backend.journal(),
                 validator, authorizer, config.maxBatchEvents(), config.storeSyncTimeout(),
-                metrics::publishHandled, idempotencyKeys, cluster == null ? null : cluster.stream());
+                metrics::publishHandled, idempotencyKeys, backend.stream());
         ResourceConfig resources = new ResourceConfig()
                 .register(new EchoResource())
-                .register(new HealthResource(store, cluster))
-                .register(new EventsResource(store, config.storeQueryMaxEvents()))
+                .register(new HealthResource(backend))
+                .register(new EventsResource(backend.store(), config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
                 .register(new SubscriptionsResource(pushSubscriptions, authorizer))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
-        if (tls != null) {
+        if (secure) {
             resources.register(new ManagementAccess(authorizer));
         }
         ErrorResponses.mappers().forEach(resources::register);
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
-        EventStreamHandler streams = new EventStreamHandler(hub, authorizer, streamAuthorization, supervisor, writers,
-                config.subscriberSendBufferBytes(), journal, journalReaders, config.storeReplayQueuePerClient(),
-                config.storeReplayEventsPerSecond(),
+        EventStreamHandler streams = new EventStreamHandler(hub, authorizer,
+                new StreamAuthorization(authorizer, supervisor), supervisor, writers,
+                config.subscriberSendBufferBytes(), backend.journal(), journalReaders,
+                config.storeReplayQueuePerClient(), config.storeReplayEventsPerSecond(),
                 config.storeReplayPageEvents(), config.sseRetry());
-        // In cluster mode a publish waits for the stream's acknowledgement.
+        // A publish that cannot block runs on the selector; in cluster mode it waits for the stream's acknowledgement.
         boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
-                && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED && cluster == null;
+                && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED && backend.stream() == null;
         RequestBodies bodies = new RequestBodies(config.bodyTimeout(), config.heap().requestBodies(),
                 new RequestBodies.Limit(config.maxRequestBytes(), "publish.max-request-bytes"),
                 new RequestBodies.Limit(config.maxBodyBytes(), "server.max-body-bytes"));
-        AdmissionControl front = new AdmissionControl(streams, EventStreamHandler.PATH, publishes,
-                PublishHandler::handles, publishesOnSelector, jersey, workers,
-                config.workerThreads() + config.workerQueue(), new CorsPolicy(config.corsOrigins()), bodies);
-
-        HttpServer http = new HttpServer();
-        NetworkListener listener = new NetworkListener(LISTENER, config.serverHost(), config.serverPort());
-        // Grizzly closes a kept-alive connection after 256 requests by default; that would undo the
-        // publisher's connection reuse, so there is no cap, only the idle timeout.
-        listener.getKeepAlive().setMaxRequestsCount(-1);
-        listener.getKeepAlive().setIdleTimeoutInSeconds((int) config.idleTimeout().toSeconds());
-        listener.setMaxHttpHeaderSize(config.maxHeaderBytes());
-        listener.registerAddOn(new IgnoredUpgrades());
-        listener.registerAddOn(StrictHttpCodec.addOn());
-        if (tls != null) {
-            listener.setSecure(true);
-            listener.setSSLEngineConfig(tls.listenerConfig());
-        }
-        TCPNIOTransport transport = listener.getTransport();
-        transport.setSelectorRunnersCount(config.selectorThreads());
-        // Selectors parse requests; AdmissionControl hands them to our bounded workers. Setting the
-        // strategy again drops the worker pool Grizzly would otherwise create on its own.
-        transport.setIOStrategy(SameThreadIOStrategy.getInstance());
-        transport.setWriteTimeout(config.writeTimeout().toSeconds(), TimeUnit.SECONDS);
-        transport.getConnectionMonitoringConfig().addProbes(metrics.connectionProbe());
-        transport.setKernelThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
-                .setPoolName("eh-selector").setCorePoolSize(config.selectorThreads())
-                .setMaxPoolSize(config.selectorThreads()));
-        http.addListener(listener);
-        http.getServerConfiguration().addHttpHandler(front, HttpHandlerRegistration.ROOT);
-        http.getServerConfiguration().setJmxEnabled(false);
-        http.getServerConfiguration().setHttpServerName("EventHandler");
-        http.getServerConfiguration().setHttpServerVersion("");
-        http.getServerConfiguration().setDefaultErrorPageGenerator(new JsonErrorPages());
-        // Grizzly decodes query strings as ISO-8859-1 unless told otherwise; URLs are UTF-8.
-        http.getServerConfiguration().setDefaultQueryEncoding(StandardCharsets.UTF_8);
-        // Grizzly's graceful shutdown counts requests in flight, but a suspended response whose client went
-        // away is never counted out, so it would always wait the whole grace period. Our shutdown drains
-        // streams and waits for admitted requests itself.
-        http.getServerConfiguration().setGracefulShutdownSupported(false);
-        try {
-            try {
-                http.start();
-            } catch (IOException e) {
-                throw new IOException("cannot listen on " + config.serverHost() + ":" + config.serverPort() + ": "
-                        + e.getMessage(), e);
-            }
-            // server.port 0: the port is known only now; no subscription could name it before.
-            ownEndpoint.listening(http.getListener(LISTENER).getPort());
-            if (cluster != null) {
-                cluster.start(hub, supervisor);
-            }
-        } catch (IOException | RuntimeException e) {
-            http.shutdownNow();
-            workers.shutdownNow();
-            writers.shutdownNow();
-            journalReaders.shutdownNow();
-            ticker.shutdownNow();
-            retention.shutdownNow();
-            pushSender.close();
-            throw e;
-        }
-
-        ticker.scheduleAtFixedRate(guarded(supervisor::tick), 1, 1, TimeUnit.SECONDS);
-        long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));
-        ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,
-                TimeUnit.SECONDS);
-        if (store != null) {
-            for (EventStore.PeriodicTask task : store.periodicTasks()) {
-                retention.scheduleWithFixedDelay(guarded(task.step()), task.firstAfter().toMillis(),
-                        task.every().toMillis(), TimeUnit.MILLISECONDS);
-            }
-        }
-        // Advertised only once it listens, on the port it really listens on.
-        Optional<ServiceRegistration> registration = ServiceRegistration.start(config.serviceRegistry(),
-                config.serverHost(), listener.getPort(), tls != null, tls == null ? null : tls.context(),
-                tls == null ? null : tls.publicKey());
-        registration.ifPresent(metrics::observe);
-        return new EventHandlerServer(config, http, front, hub, supervisor, store, cluster, pushSender, workers,
-                writers, journalReaders, ticker, retention, registration, publishers);
+        return new AdmissionControl(streams, EventStreamHandler.PATH, publishes, PublishHandler::handles,
+                publishesOnSelector, jersey, workers, config.workerThreads() + config.workerQueue(),
+                new CorsPolicy(config.corsOrigins()), bodies);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
     public int port() {
-        return http.getListener(LISTENER).getPort();
+        return listener.getPort();
     }
 
     /** {@code http://host:port} (https in secure mode) for clients on this machine. */
@@ -384,10 +293,10 @@ public final class EventHandlerServer implements AutoCloseable {
     }
 
     /**
-     * Stops gracefully: stops accepting connections, refuses new publishes (503) and subscriptions (the
-     * refusal stream) on open ones, writes what the event store holds, lets each subscriber receive what its queue holds and ends
-     * its stream, finishes requests in flight, then closes everything, all within
-     * {@code server.shutdown-grace-seconds}. The store records a clean stop only if it wrote everything.
+     * Stops gracefully: stops accepting connections, refuses new publishes (503) and subscriptions (the refusal
+     * stream) on open ones, writes what the event store holds, lets each subscriber receive what its queue holds and
+     * ends its stream, finishes requests in flight, then stops every part in the reverse order of their start, all
+     * within {@code server.shutdown-grace-seconds}. The store records a clean stop only if it wrote everything.
      *
      * @return whether everything ended cleanly within the grace period
      */
@@ -395,15 +304,20 @@ public final class EventHandlerServer implements AutoCloseable {
         if (closed.getAndIncrement() > 0) {
             return true;
         }
-        // Stop advertising first, while everything still works: systems that look the Event Handler up in
-        // the meantime must not find one that is going away. Bounded by its own timeout, before the grace period.
-        registration.ifPresent(r -> stopQuietly("Service Registry registration", r::close));
+        parts.close();
+        return clean;
+    }
+
+    /**
+     * The stop's graceful part, once the Service Registry no longer advertises the node: everything the node
+     * accepted is delivered or answered within the grace period, and nothing new is taken.
+     */
+    private void drain() {
         long deadline = System.nanoTime() + config.shutdownGrace().toNanos();
-        boolean clean = false;
         try {
             hub.close();
             // New clients are refused at once; the connections already open go on while streams drain.
-            http.getListener(LISTENER).getTransport().unbindAll();
+            listener.getTransport().unbindAll();
             // First the store: in sync mode its commits deliver events, which the streams then drain.
             boolean stored = store == null || store.drain(config.shutdownGrace());
             clean = stored & supervisor.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
@@ -414,61 +328,8 @@ public final class EventHandlerServer implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("graceful shutdown failed; stopping at once", e);
         } finally {
-            // Each step on its own: one that fails must not leave the others' threads running. No thread that may
-            // be inside the database is interrupted (workers run mgmt/events, readers replays, retention deletes):
-            // together they get DATABASE_TASK_GRACE_SECONDS after the grace to end, and are left to end after it.
-            long databaseDeadline = Math.max(deadline, System.nanoTime())
-                    + TimeUnit.SECONDS.toNanos(DATABASE_TASK_GRACE_SECONDS);
-            // All three take no more work first, then each is waited for against the one deadline.
-            stopQuietly("workers", () -> takeNoMore(workers));
-            stopQuietly("event store readers", () -> takeNoMore(journalReaders));
-            stopQuietly("event store retention", () -> takeNoMore(retention));
-            stopQuietly("workers", () -> awaitEnd("workers", workers, databaseDeadline));
-            // After the workers: Jersey's container, once shut down, answers a request still running with a 500.
-            stopQuietly("HTTP server", http::shutdownNow);
-            stopQuietly("supervisor", ticker::shutdownNow);
-            stopQuietly("writers", writers::shutdownNow);
-            stopQuietly("push sender", pushSender::close);
-            stopQuietly("event store readers", () -> awaitEnd("event store readers", journalReaders, databaseDeadline));
-            stopQuietly("event store retention", () -> awaitEnd("event store retention", retention, databaseDeadline));
-            // Before the store, whose last writes may be its answers.
-            if (publisherAuthorization != null) {
-                stopQuietly("Authorization system client", publisherAuthorization::close);
-            }
-            if (store != null) {
-                stopQuietly("event store", store::close);
-            }
-            if (cluster != null) {
-                stopQuietly("cluster connection", cluster::close);
-            }
-        }
-        return clean;
-    }
-
-    /** The pool starts nothing more: queued tasks that have not started go. Running ones are not interrupted. */
-    private static void takeNoMore(ExecutorService pool) {
-        pool.shutdown();
-        if (pool instanceof ThreadPoolExecutor executor) {
-            executor.getQueue().clear();
-        }
-    }
-
-    /** Lets running tasks end until the deadline; never interrupts them (they may be inside the database). */
-    private static void awaitEnd(String what, ExecutorService pool, long deadlineNanos) {
-        try {
-            if (!pool.awaitTermination(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-                LOG.warn("the {} did not end within the stop's bound; left to end on their own", what);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void stopQuietly(String what, Runnable stop) {
-        try {
-            stop.run();
-        } catch (RuntimeException e) {
-            LOG.warn("stopping the {} failed: {}", what, e.toString());
+            // All take no more work first; each is then waited for against the one deadline as it stops.
+            databaseTasks.takeNoMore(deadline);
         }
     }
 

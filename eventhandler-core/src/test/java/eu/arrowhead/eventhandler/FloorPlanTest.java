@@ -33,6 +33,7 @@ class FloorPlanTest {
             Set.of("delivery", "push"),
             Set.of("publish", "http"),
             Set.of("cluster"),
+            Set.of("node"),
             Set.of("metrics"),
             Set.of(ROOT));
     private static final Path SOURCES = Path.of("src/main/java/eu/arrowhead/eventhandler");

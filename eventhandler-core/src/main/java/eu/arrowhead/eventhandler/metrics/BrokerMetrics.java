@@ -4,6 +4,8 @@ import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.node.NodeBackend;
+import eu.arrowhead.eventhandler.node.NodeHealth;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
@@ -117,53 +119,59 @@ public final class BrokerMetrics {
         });
     }
 
-    /** Adds the event store's gauges and counters, read at each scrape. */
-    public void observe(EventStore store) {
+    /**
+     * Adds the backend's gauges and counters, read at each scrape: a single node's event store's, or a cluster
+     * node's view of the cluster (whose stream is its log); none with {@code store.mode=off}.
+     */
+    public void observe(NodeBackend backend) {
         registry.register(() -> {
-            EventStore.Status status = store.status();
-            return MetricSnapshots.of(
-                    gauge("eventhandler_store_up", "1 while the event store can write, 0 while it cannot",
-                            status.isUp() ? 1 : 0),
-                    gauge("eventhandler_store_buffered_events", "Events accepted but not yet written to the"
-                            + " event store", status.bufferedEvents()),
-                    gauge("eventhandler_store_buffered_bytes", "Heap held by the events accepted but not yet"
-                            + " written (estimated; bounded by store.buffer-bytes)", status.bufferedBytes()),
-                    gauge("eventhandler_store_last_logged_id", "Id of the last event written to the event store",
-                            status.lastLoggedId()),
-                    counter("eventhandler_store_written_events", "Events written to the event store",
-                            status.writtenEvents()),
-                    counter("eventhandler_store_dropped_events", "Events dropped from the event store because"
-                            + " its buffer was full while the database was down", status.droppedEvents()),
-                    counter("eventhandler_store_refused_publishes", "Publishes refused with 503 because the event"
-                            + " store's writer was behind (its buffer full while the database worked)",
-                            status.refusedPublishes()),
-                    gauge("eventhandler_store_damaged_ranges", "Ranges of ids H2 cannot read because its file is"
-                            + " damaged (skipped, told to resumes as missing)", status.damagedRanges().size()),
-                    gauge("eventhandler_store_missing_ranges", "Ranges of ids the event log does not hold (dropped"
-                            + " while the database was down, or lost in a crash); resumes across one are told",
-                            status.missingRanges()),
-                    counter("eventhandler_store_failed_transactions", "Event store write transactions that failed"
-                            + " (and were retried)", status.failedTransactions()));
+            NodeHealth health = backend.health();
+            if (health.cluster() != null) {
+                return cluster(health.cluster());
+            }
+            return health.log() == null ? MetricSnapshots.of() : store(health.log());
         });
     }
 
-    /** Adds the cluster node's view of the cluster (cluster mode), read at each scrape. */
-    public void observe(ClusterNode node) {
-        registry.register(() -> {
-            ClusterNode.View view = node.view();
-            long last = view.streamLastId() == null ? view.deliveredId() : view.streamLastId();
-            return MetricSnapshots.of(
-                    gauge("eventhandler_cluster_up", "1 while this node has a NATS server, 0 while it is cut off",
-                            view.isUp() ? 1 : 0),
-                    gauge("eventhandler_cluster_stream_last_id", "The cluster stream's last id, as its leader says",
-                            last),
-                    gauge("eventhandler_cluster_delivery_lag", "Events in the cluster's stream this node has not yet"
-                            + " delivered to its subscribers", Math.max(0, last - view.deliveredId())),
-                    gauge("eventhandler_cluster_stream_replicas", "Copies of the cluster's stream besides its leader's",
-                            view.replicas() == null ? 0 : view.replicas().size()),
-                    counter("eventhandler_cluster_unreadable_messages", "Messages on the stream's subjects that were"
-                            + " not events, skipped", view.unreadable()));
-        });
+    private static MetricSnapshots store(EventStore.Status status) {
+        return MetricSnapshots.of(
+                gauge("eventhandler_store_up", "1 while the event store can write, 0 while it cannot",
+                        status.isUp() ? 1 : 0),
+                gauge("eventhandler_store_buffered_events", "Events accepted but not yet written to the"
+                        + " event store", status.bufferedEvents()),
+                gauge("eventhandler_store_buffered_bytes", "Heap held by the events accepted but not yet"
+                        + " written (estimated; bounded by store.buffer-bytes)", status.bufferedBytes()),
+                gauge("eventhandler_store_last_logged_id", "Id of the last event written to the event store",
+                        status.lastLoggedId()),
+                counter("eventhandler_store_written_events", "Events written to the event store",
+                        status.writtenEvents()),
+                counter("eventhandler_store_dropped_events", "Events dropped from the event store because"
+                        + " its buffer was full while the database was down", status.droppedEvents()),
+                counter("eventhandler_store_refused_publishes", "Publishes refused with 503 because the event"
+                        + " store's writer was behind (its buffer full while the database worked)",
+                        status.refusedPublishes()),
+                gauge("eventhandler_store_damaged_ranges", "Ranges of ids H2 cannot read because its file is"
+                        + " damaged (skipped, told to resumes as missing)", status.damagedRanges().size()),
+                gauge("eventhandler_store_missing_ranges", "Ranges of ids the event log does not hold (dropped"
+                        + " while the database was down, or lost in a crash); resumes across one are told",
+                        status.missingRanges()),
+                counter("eventhandler_store_failed_transactions", "Event store write transactions that failed"
+                        + " (and were retried)", status.failedTransactions()));
+    }
+
+    private static MetricSnapshots cluster(ClusterNode.View view) {
+        long last = view.streamLastId() == null ? view.deliveredId() : view.streamLastId();
+        return MetricSnapshots.of(
+                gauge("eventhandler_cluster_up", "1 while this node has a NATS server, 0 while it is cut off",
+                        view.isUp() ? 1 : 0),
+                gauge("eventhandler_cluster_stream_last_id", "The cluster stream's last id, as its leader says",
+                        last),
+                gauge("eventhandler_cluster_delivery_lag", "Events in the cluster's stream this node has not yet"
+                        + " delivered to its subscribers", Math.max(0, last - view.deliveredId())),
+                gauge("eventhandler_cluster_stream_replicas", "Copies of the cluster's stream besides its leader's",
+                        view.replicas() == null ? 0 : view.replicas().size()),
+                counter("eventhandler_cluster_unreadable_messages", "Messages on the stream's subjects that were"
+                        + " not events, skipped", view.unreadable()));
     }
 
     /** Adds whether the Service Registry holds the Event Handler's services, read at each scrape. */

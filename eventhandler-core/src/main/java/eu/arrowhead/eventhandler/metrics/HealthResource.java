@@ -2,6 +2,8 @@ package eu.arrowhead.eventhandler.metrics;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import eu.arrowhead.eventhandler.cluster.ClusterNode;
+import eu.arrowhead.eventhandler.node.NodeBackend;
+import eu.arrowhead.eventhandler.node.NodeHealth;
 import eu.arrowhead.eventhandler.store.EventStore;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -14,20 +16,15 @@ import jakarta.ws.rs.core.Response;
  * {@code "DEGRADED"} while the event store cannot write (events are still delivered live) or H2's file is damaged
  * (ids it cannot read: named in {@code reason}), or, in cluster mode,
  * while the node is cut off from NATS (it refuses publishes and streams). The body carries the store's state and
- * the node's view of the cluster either way. ({@code /eventhandler/echo} stays Arrowhead's plain liveness check.)
+ * the node's view of the cluster either way, as the node's backend tells them ({@link NodeHealth}).
+ * ({@code /eventhandler/echo} stays Arrowhead's plain liveness check.)
  */
 @Path("eventhandler/mgmt/health")
 public final class HealthResource {
-    private final EventStore store;
-    private final ClusterNode cluster;
+    private final NodeBackend backend;
 
-    /**
-     * @param store   the event store, or {@code null} when {@code store.mode=off}
-     * @param cluster this node of a cluster, or {@code null} in single-node mode
-     */
-    public HealthResource(EventStore store, ClusterNode cluster) {
-        this.store = store;
-        this.cluster = cluster;
+    public HealthResource(NodeBackend backend) {
+        this.backend = backend;
     }
 
     /**
@@ -45,13 +42,9 @@ public final class HealthResource {
     @GET
     @Produces(MediaType.APPLICATION_JSON)
     public Response health() {
-        EventStore.Status status = store == null ? null : store.status();
-        ClusterNode.View view = cluster == null ? null : cluster.view();
-        boolean readable = status == null || status.isReadable();
-        boolean up = readable && (status == null || status.isUp()) && (view == null || view.isUp());
-        String reason = readable ? null : "the event log's file is damaged: the events with ids "
-                + String.join(", ", status.damagedRanges()) + " cannot be read (resumes across them are told)";
-        return Response.status(up ? 200 : 503).entity(new Health(up ? "UP" : "DEGRADED", reason, status, view))
-                .build();
+        NodeHealth health = backend.health();
+        boolean up = health.isUp();
+        return Response.status(up ? 200 : 503)
+                .entity(new Health(up ? "UP" : "DEGRADED", health.damage(), health.log(), health.cluster())).build();
     }
 }

@@ -1,0 +1,81 @@
+package eu.arrowhead.eventhandler.http;
+
+import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
+import org.glassfish.grizzly.ConnectionProbe;
+import org.glassfish.grizzly.http.server.HttpHandler;
+import org.glassfish.grizzly.http.server.HttpHandlerRegistration;
+import org.glassfish.grizzly.http.server.HttpServer;
+import org.glassfish.grizzly.http.server.NetworkListener;
+import org.glassfish.grizzly.nio.transport.TCPNIOTransport;
+import org.glassfish.grizzly.ssl.SSLEngineConfigurator;
+import org.glassfish.grizzly.strategies.SameThreadIOStrategy;
+import org.glassfish.grizzly.threadpool.ThreadPoolConfig;
+
+/**
+ * How Grizzly is set up for the Event Handler: one listener whose selector threads parse every request and hand
+ * it to {@link AdmissionControl}, with our codec, limits and timeouts in place of Grizzly's defaults.
+ */
+public final class GrizzlyTuning {
+    private static final String LISTENER = "eventhandler";
+
+    private GrizzlyTuning() {
+    }
+
+    /**
+     * A server, not started, whose one listener hands every request to {@code front}.
+     *
+     * @param tls   the listener's mutual TLS in secure mode; {@code null} for plain HTTP
+     * @param probe told of every connection accepted and closed
+     */
+    public static HttpServer server(EventHandlerConfig config, SSLEngineConfigurator tls, HttpHandler front,
+                                    ConnectionProbe probe) {
+        HttpServer http = new HttpServer();
+        http.addListener(listener(config, tls, probe));
+        http.getServerConfiguration().addHttpHandler(front, HttpHandlerRegistration.ROOT);
+        http.getServerConfiguration().setJmxEnabled(false);
+        http.getServerConfiguration().setHttpServerName("EventHandler");
+        http.getServerConfiguration().setHttpServerVersion("");
+        http.getServerConfiguration().setDefaultErrorPageGenerator(new JsonErrorPages());
+        // Grizzly decodes query strings as ISO-8859-1 unless told otherwise; URLs are UTF-8.
+        http.getServerConfiguration().setDefaultQueryEncoding(StandardCharsets.UTF_8);
+        // Grizzly's graceful shutdown counts requests in flight, but a suspended response whose client went
+        // away is never counted out, so it would always wait the whole grace period. The server drains
+        // streams and waits for admitted requests itself.
+        http.getServerConfiguration().setGracefulShutdownSupported(false);
+        return http;
+    }
+
+    /** The listener of a server made by {@link #server}. */
+    public static NetworkListener listener(HttpServer http) {
+        return http.getListener(LISTENER);
+    }
+
+    private static NetworkListener listener(EventHandlerConfig config, SSLEngineConfigurator tls,
+                                            ConnectionProbe probe) {
+        NetworkListener listener = new NetworkListener(LISTENER, config.serverHost(), config.serverPort());
+        // Grizzly closes a kept-alive connection after 256 requests by default; that would undo the
+        // publisher's connection reuse, so there is no cap, only the idle timeout.
+        listener.getKeepAlive().setMaxRequestsCount(-1);
+        listener.getKeepAlive().setIdleTimeoutInSeconds((int) config.idleTimeout().toSeconds());
+        listener.setMaxHttpHeaderSize(config.maxHeaderBytes());
+        listener.registerAddOn(new IgnoredUpgrades());
+        listener.registerAddOn(StrictHttpCodec.addOn());
+        if (tls != null) {
+            listener.setSecure(true);
+            listener.setSSLEngineConfig(tls);
+        }
+        TCPNIOTransport transport = listener.getTransport();
+        transport.setSelectorRunnersCount(config.selectorThreads());
+        // Selectors parse requests; AdmissionControl hands them to our bounded workers. Setting the
+        // strategy again drops the worker pool Grizzly would otherwise create on its own.
+        transport.setIOStrategy(SameThreadIOStrategy.getInstance());
+        transport.setWriteTimeout(config.writeTimeout().toSeconds(), TimeUnit.SECONDS);
+        transport.getConnectionMonitoringConfig().addProbes(probe);
+        transport.setKernelThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
+                .setPoolName("eh-selector").setCorePoolSize(config.selectorThreads())
+                .setMaxPoolSize(config.selectorThreads()));
+        return listener;
+    }
+}
