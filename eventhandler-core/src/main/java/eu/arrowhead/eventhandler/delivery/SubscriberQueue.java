@@ -429,9 +429,8 @@ public final class SubscriberQueue implements Subscriber {
                     if (timedOut) {
                         next.dropped();
                     } else {
-                        port.write(next.frame());
+                        write(next);
                         port.flush();
-                        next.delivered();
                         lastWriteNanos = System.nanoTime();
                     }
                 }
@@ -469,8 +468,7 @@ public final class SubscriberQueue implements Subscriber {
                 int written = 0;
                 PublishedEvent next = null;
                 while (written < MAX_FRAMES_PER_DRAIN && port.canWrite() && (next = poll()) != null) {
-                    port.write(next.frame());
-                    next.delivered();
+                    write(next);
                     written++;
                 }
                 if (written > 0) {
@@ -511,6 +509,20 @@ public final class SubscriberQueue implements Subscriber {
         if (hasNext() || finishing) {
             schedule();
         }
+    }
+
+    /**
+     * Writes a frame taken from the queue, counted as delivered; one the connection refuses is counted as dropped,
+     * like those still queued behind it when the stream is then cut off. Under the monitor.
+     */
+    private void write(PublishedEvent frame) throws IOException {
+        try {
+            port.write(frame.frame());
+        } catch (IOException | RuntimeException e) {
+            frame.dropped();
+            throw e;
+        }
+        frame.delivered();
     }
 
     /** The next frame to write, the preamble's first; under the monitor. */
