@@ -174,8 +174,9 @@ public final class EventStreamHandler extends HttpHandler {
      */
     private SubscriberQueue suspendedStream(Set<String> topicKeys, StreamRequest wanted, SubscriberFilter filter,
                                             long rulesGeneration, Response response, long heapCharge) {
-        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, wanted, filter, rulesGeneration, response,
-                heapCharge, supervisor.queueBudget(), sendBufferBytes, writers, supervisor::closed, refusal);
+        SubscriberQueue subscriber = new SubscriberQueue(topicKeys, wanted, filter, rulesGeneration,
+                new GrizzlyStreamPort(response, sendBufferBytes), heapCharge, supervisor.queueBudget(), writers,
+                supervisor::closed, refusal);
         response.setStatus(200);
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");

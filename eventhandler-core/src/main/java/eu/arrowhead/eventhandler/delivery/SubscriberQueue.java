@@ -12,15 +12,6 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
-import org.glassfish.grizzly.CloseListener;
-import org.glassfish.grizzly.Closeable;
-import org.glassfish.grizzly.Connection;
-import org.glassfish.grizzly.ICloseType;
-import org.glassfish.grizzly.WriteHandler;
-import org.glassfish.grizzly.http.io.OutputBuffer;
-import org.glassfish.grizzly.http.server.Response;
-import org.glassfish.grizzly.memory.Buffers;
-import org.glassfish.grizzly.memory.MemoryManager;
 
 /**
  * One SSE subscriber: a queue of events bounded in bytes ({@link FrameQueue}) and the non-blocking writer
@@ -40,7 +31,7 @@ import org.glassfish.grizzly.memory.MemoryManager;
  *     catches up from its queue, which may hold megabytes of frames. Before the stream has started (its
  *     replay is still being read from the event store) nothing has been written yet, so it is answered
  *     with the {@link StreamRefusal} instead: a client must never be left without an answer.</li>
- * <li>Grizzly recycles a {@link Response} when its connection closes, so every use of the response happens
+ * <li>Grizzly recycles a response when its connection closes, so every use of the {@link StreamPort} happens
  *     under this object's monitor after checking {@code closed}, and closing takes the same monitor.</li>
  * <li>The publishers it may receive from can change while it is open ({@link #authorize}, after an
  *     authorization update). The hub reads the new filter for every event it offers from then on; what was
@@ -70,10 +61,8 @@ public final class SubscriberQueue implements Subscriber {
     private volatile boolean recheck;
     /** Why the stream ends once {@link #finishing} has written what it holds. */
     private volatile DisconnectReason endReason = DisconnectReason.SHUTDOWN;
-    private final Response response;
+    private final StreamPort port;
     private final long heapCharge;
-    private final Connection<?> connection;
-    private final MemoryManager<?> memory;
     private final FrameQueue queue;
     private final Executor writers;
     private final ClosedListener closedListener;
@@ -82,16 +71,20 @@ public final class SubscriberQueue implements Subscriber {
     /** A drain left to the publishing thread (see {@link PublisherWrites}). */
     private final Runnable drainOnPublisher = this::drain;
     private final AtomicBoolean closeRequested = new AtomicBoolean();
-    private final CloseListener<Closeable, ICloseType> connectionClosed = (closeable, type) -> close(DisconnectReason.CLIENT_CLOSED);
-    private final WriteHandler writePossible = new WriteHandler() {
+    private final StreamPort.Listener portEvents = new StreamPort.Listener() {
         @Override
-        public void onWritePossible() {
+        public void writable() {
             writers.execute(SubscriberQueue.this::drain);
         }
 
         @Override
-        public void onError(Throwable t) {
+        public void failed(Throwable cause) {
             close(DisconnectReason.WRITE_FAILED);
+        }
+
+        @Override
+        public void clientClosed() {
+            close(DisconnectReason.CLIENT_CLOSED);
         }
     };
 
@@ -122,28 +115,24 @@ public final class SubscriberQueue implements Subscriber {
      *                     authorization update
      * @param filter       the filter decided at the open
      * @param authorizedIn the generation of the rules {@code filter} was decided in
+     * @param port         the client's connection, its response readied but not written
      * @param heapCharge   what the supervisor charged for this stream's heap ({@link StreamHeap}), given back
      *                     when it closes
      */
     SubscriberQueue(Set<String> topicKeys, StreamRequest request, SubscriberFilter filter, long authorizedIn,
-                    Response response, long heapCharge, QueueBudget budget, int sendBufferBytes, Executor writers,
+                    StreamPort port, long heapCharge, QueueBudget budget, Executor writers,
                     ClosedListener closedListener, StreamRefusal refusal) {
         this.topicKeys = Set.copyOf(topicKeys);
         this.request = request;
         this.filter = filter;
         this.authorizedIn = authorizedIn;
-        this.response = response;
+        this.port = port;
         this.heapCharge = heapCharge;
-        this.connection = response.getRequest().getContext().getConnection();
-        // The request's parameters are read by now, and the request lives as long as the stream.
-        OpenStreamRelease.afterParameters(response.getRequest());
-        this.memory = connection.getMemoryManager();
-        // Grizzly's own default is 4 x the socket's send buffer (megabytes on loopback) per connection.
-        connection.setMaxAsyncWriteQueueSize(sendBufferBytes);
         this.queue = new FrameQueue(budget);
         this.writers = writers;
         this.closedListener = closedListener;
         this.refusal = refusal;
+        port.bind(portEvents);
     }
 
     Set<String> topicKeys() {
@@ -244,7 +233,7 @@ public final class SubscriberQueue implements Subscriber {
             started = true;
         }
         if (!listening) {
-            connection.addCloseListener(connectionClosed);
+            port.watchClose();
         }
         schedule();
     }
@@ -261,21 +250,20 @@ public final class SubscriberQueue implements Subscriber {
                 return;
             }
             openedAhead = true;
-            OpenStreamRelease.afterCommit(response);
+            port.headersWritten();
             // Under the monitor, so that a refusal or an end that follows finds it to remove.
-            connection.addCloseListener(connectionClosed);
+            port.watchClose();
         }
     }
 
     /** Under the monitor, before the start: one frame if the socket has room for it now. */
     private boolean writeAhead(PublishedEvent frame) {
         try {
-            OutputBuffer out = response.getOutputBuffer();
-            if (!out.canWrite()) {
+            if (!port.canWrite()) {
                 return false;
             }
-            out.writeBuffer(Buffers.wrap(memory, frame.frame()));
-            out.flush();
+            port.write(frame.frame());
+            port.flush();
         } catch (IOException | RuntimeException e) {
             closeLater(DisconnectReason.WRITE_FAILED);
             return false;
@@ -320,19 +308,17 @@ public final class SubscriberQueue implements Subscriber {
             closed = true;
             try {
                 if (!openedAhead) {
-                    refusal.write(response, EventStreamHandler.PATH, message);
-                    response.resume();
-                } else if (response.getOutputBuffer().canWrite()) {
-                    connection.removeCloseListener(connectionClosed);
-                    byte[] frames = refusal.frames(EventStreamHandler.PATH, message);
-                    response.getOutputBuffer().writeBuffer(Buffers.wrap(memory, frames));
-                    response.resume();
+                    port.refuse(refusal, message);
+                } else if (port.canWrite()) {
+                    port.unwatchClose();
+                    port.write(refusal.frames(EventStreamHandler.PATH, message));
+                    port.end();
                 } else {
                     // Its client reads nothing: ending the response would wait for it, under this monitor.
-                    connection.terminateSilently();
+                    port.terminate();
                 }
             } catch (IOException | RuntimeException e) {
-                connection.terminateSilently();
+                port.terminate();
             }
         }
         queue.close(false);
@@ -353,7 +339,7 @@ public final class SubscriberQueue implements Subscriber {
 
     /** Whether the client is still connected: a resume whose client has gone is not read for. */
     boolean clientConnected() {
-        return connection.isOpen();
+        return port.isOpen();
     }
 
     /** Whether the stream is being refused or closed: whoever began that ends it; a replay is not read for it. */
@@ -439,15 +425,13 @@ public final class SubscriberQueue implements Subscriber {
                 return;
             }
             try {
-                OutputBuffer out = response.getOutputBuffer();
                 for (PublishedEvent next; !timedOut && (next = pollQueue()) != null; ) {
-                    timedOut = !awaitCanWrite(out, System.nanoTime() + timeoutNanos);
+                    timedOut = !awaitCanWrite(System.nanoTime() + timeoutNanos);
                     if (timedOut) {
                         next.dropped();
                     } else {
-                        out.writeBuffer(Buffers.wrap(memory, next.frame()));
-                        out.flush();
-                        next.delivered();
+                        write(next);
+                        port.flush();
                         lastWriteNanos = System.nanoTime();
                     }
                 }
@@ -465,8 +449,8 @@ public final class SubscriberQueue implements Subscriber {
      * Polls, because a write handler may already be registered by the writer (Grizzly takes one at a
      * time); this mode is only an ablation, and a stalled socket costs it a wake-up per millisecond.
      */
-    private static boolean awaitCanWrite(OutputBuffer out, long deadlineNanos) {
-        while (!out.canWrite()) {
+    private boolean awaitCanWrite(long deadlineNanos) {
+        while (!port.canWrite()) {
             if (System.nanoTime() - deadlineNanos >= 0) {
                 return false;
             }
@@ -482,30 +466,28 @@ public final class SubscriberQueue implements Subscriber {
                 return;
             }
             try {
-                OutputBuffer out = response.getOutputBuffer();
                 int written = 0;
                 PublishedEvent next = null;
-                while (written < MAX_FRAMES_PER_DRAIN && out.canWrite() && (next = poll()) != null) {
-                    out.writeBuffer(Buffers.wrap(memory, next.frame()));
-                    next.delivered();
+                while (written < MAX_FRAMES_PER_DRAIN && port.canWrite() && (next = poll()) != null) {
+                    write(next);
                     written++;
                 }
                 if (written > 0) {
-                    out.flush();
+                    port.flush();
                     lastWriteNanos = System.nanoTime();
                     if (preambleNext > 0 && preambleNext == preamble.size()) {
                         // The headers and the opening frames are out: what only they needed can go.
                         preamble = List.of();
                         preambleNext = 0;
-                        OpenStreamRelease.afterCommit(response);
+                        port.headersWritten();
                     }
                 }
                 more = hasNext();
                 // Ending the response writes its last chunk, which Grizzly would block on if the socket
                 // were full: that waits for room like any other write.
-                if ((more || finishing) && !out.canWrite()) {
+                if ((more || finishing) && !port.canWrite()) {
                     blockedSinceNanos = System.nanoTime();
-                    out.notifyCanWrite(writePossible);
+                    port.notifyCanWrite();
                     return;
                 }
                 blockedSinceNanos = 0;
@@ -528,6 +510,20 @@ public final class SubscriberQueue implements Subscriber {
         if (hasNext() || finishing) {
             schedule();
         }
+    }
+
+    /**
+     * Writes a frame taken from the queue, counted as delivered; one the connection refuses is counted as dropped,
+     * like those still queued behind it when the stream is then cut off. Under the monitor.
+     */
+    private void write(PublishedEvent frame) throws IOException {
+        try {
+            port.write(frame.frame());
+        } catch (IOException | RuntimeException e) {
+            frame.dropped();
+            throw e;
+        }
+        frame.delivered();
     }
 
     /** The next frame to write, the preamble's first; under the monitor. */
@@ -566,8 +562,8 @@ public final class SubscriberQueue implements Subscriber {
     /** Called under the monitor with nothing left to write. */
     private void endCleanly() {
         closed = true;
-        connection.removeCloseListener(connectionClosed);
-        response.resume();
+        port.unwatchClose();
+        port.end();
         queue.close(false);
         closedListener.closed(this, pageOnly ? DisconnectReason.REPLAY_PAGE : endReason, 0);
     }
@@ -588,7 +584,7 @@ public final class SubscriberQueue implements Subscriber {
             closed = true;
             if (reason != DisconnectReason.CLIENT_CLOSED) {
                 // terminate, not close: a graceful close would wait for a stalled client to read.
-                connection.terminateSilently();
+                port.terminate();
             }
         }
         int dropped = queue.close(true);

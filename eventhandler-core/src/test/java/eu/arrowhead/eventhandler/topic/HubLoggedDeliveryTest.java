@@ -7,49 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.testing.StreamFedJournal;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /** Events whose ids the log gives (cluster mode), handed to the hub in id order by the log's reader. */
 class HubLoggedDeliveryTest {
-
-    /** A log that gives the ids and serves every read empty: the hub's side of cluster mode, without NATS. */
-    private static final EventJournal LOG_GIVES_IDS = new EventJournal() {
-        @Override
-        public long lastId() {
-            return 0;
-        }
-
-        @Override
-        public boolean givesIds() {
-            return true;
-        }
-
-        @Override
-        public boolean durable() {
-            return true;
-        }
-
-        @Override
-        public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
-            throw new IllegalStateException("the hub must not append to a log that gives the ids");
-        }
-
-        @Override
-        public boolean replays() {
-            return true;
-        }
-
-        @Override
-        public LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
-            return new LogPage(List.of(), List.of(), true, upToId);
-        }
-    };
 
     private static IncomingEvent event(String type) {
         return new IncomingEvent(type, type, null, Map.of(), System.currentTimeMillis(),
@@ -58,7 +25,7 @@ class HubLoggedDeliveryTest {
 
     @Test
     void eventsOfTopicsPastTheLimitAdvanceTheSequenceButMakeNoTopic() {
-        Hub hub = new Hub(2, 10, 1 << 20, 1 << 20, LOG_GIVES_IDS);
+        Hub hub = new Hub(2, 10, 1 << 20, 1 << 20, new StreamFedJournal());
         hub.deliverLogged(5, event("one"), Publication.NONE);
         hub.deliverLogged(9, event("two"), Publication.NONE);
         hub.deliverLogged(12, event("three"), Publication.NONE);
@@ -71,7 +38,7 @@ class HubLoggedDeliveryTest {
 
     @Test
     void aResumeAheadOfThisNodeIsRefusedForNow() {
-        Hub hub = new Hub(10, 10, 1 << 20, 1 << 20, LOG_GIVES_IDS);
+        Hub hub = new Hub(10, 10, 1 << 20, 1 << 20, new StreamFedJournal());
         hub.deliverLogged(3, event("ahead"), Publication.NONE);
         Subscriber subscriber = new Subscriber() {
             @Override

@@ -1,0 +1,169 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.cluster.StandInJetStream.Consumer;
+import eu.arrowhead.eventhandler.testing.RecordingSubscriber;
+import eu.arrowhead.eventhandler.testing.SampleEvents;
+import eu.arrowhead.eventhandler.testing.StreamFedJournal;
+import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import io.nats.client.Message;
+import io.nats.client.api.DeliverPolicy;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The feed from the cluster's stream into a node's hub, against a stand-in of the NATS client
+ * ({@link StandInJetStream}): the test plays the stream's messages to the feed's consumers itself, including to a
+ * consumer the feed has replaced, and holds one in the middle of its delivery while the feed restarts.
+ */
+class StreamFeedTest {
+    private final StreamMessages messages = new StreamMessages("eh.events");
+    private final Hub hub = new Hub(10, 1_000, 1 << 20, 1 << 22, new StreamFedJournal());
+    private final RecordingSubscriber subscriber = new RecordingSubscriber();
+    private final StandInJetStream nats = new StandInJetStream();
+    private final ExecutorService dispatcherThread = Executors.newSingleThreadExecutor();
+    private StreamFeed feed;
+
+    StreamFeedTest() {
+        hub.subscribe(Set.of("a", "b"), subscriber, OptionalLong.empty());
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (feed != null) {
+            feed.close();
+            assertFalse(nats.dispatcherActive(), "closing the feed closes its dispatcher");
+        }
+        dispatcherThread.shutdownNow();
+        assertTrue(dispatcherThread.awaitTermination(10, TimeUnit.SECONDS));
+    }
+
+    /** Every message reaches the hub in sequence order, its sequence its id, its event as it was written. */
+    @Test
+    void everyEventReachesTheHubWithItsSequenceAsItsId() throws Exception {
+        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
+        Consumer consumer = only(nats.consumers());
+        assertTrue(consumer.options.isOrdered(), "an ordered consumer: no acknowledgements, recreated on a gap");
+        assertEquals(DeliverPolicy.ByStartSequence, consumer.options.getConsumerConfiguration().getDeliverPolicy());
+        assertEquals(1, consumer.startSequence());
+
+        for (long sequence = 1; sequence <= 20; sequence++) {
+            consumer.deliver(message(sequence));
+        }
+
+        assertEquals(ids(1, 20), subscriber.ids());
+        PublishedEvent seventh = subscriber.offered().get(6);
+        String frame = new String(seventh.frame(), StandardCharsets.UTF_8);
+        assertTrue(frame.startsWith("id: 7\nevent: a\ndata: {\"id\":7,\"eventType\":\"a\",\"payload\":\"event-7\""),
+                frame);
+    }
+
+    /** A message someone else wrote on the stream's subjects is skipped and counted; the events around it go on. */
+    @Test
+    void aMessageTheEventHandlerDidNotWriteIsSkippedAndCounted() throws Exception {
+        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
+        Consumer consumer = only(nats.consumers());
+        consumer.deliver(message(1));
+        consumer.deliver(StandInJetStream.foreign(2));
+        consumer.deliver(StandInJetStream.foreign(3));
+        consumer.deliver(message(4));
+
+        assertEquals(List.of(1L, 4L), subscriber.ids());
+        assertEquals(2, feed.unreadable());
+    }
+
+    /**
+     * A restart replaces the consumer with one that starts after the hub's last id, and unsubscribes the old one;
+     * messages of the old one still on their way deliver nothing, and ids the new one hands over again are ignored.
+     */
+    @Test
+    void aRestartedFeedGoesOnAfterTheHubsLastIdAndTheReplacedConsumerDeliversNothing() throws Exception {
+        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
+        Consumer first = only(nats.consumers());
+        for (long sequence = 1; sequence <= 10; sequence++) {
+            first.deliver(message(sequence));
+        }
+
+        feed.restart();
+
+        List<Consumer> consumers = nats.consumers();
+        assertEquals(2, consumers.size());
+        assertTrue(first.unsubscribed, "the replaced consumer is unsubscribed from the dispatcher");
+        Consumer second = consumers.get(1);
+        assertEquals(11, second.startSequence());
+        first.deliver(message(11));
+        first.deliver(message(12));
+        assertEquals(ids(1, 10), subscriber.ids(), "the replaced consumer delivers nothing more");
+        for (long sequence = 9; sequence <= 15; sequence++) {
+            second.deliver(message(sequence));
+        }
+        assertEquals(ids(1, 15), subscriber.ids());
+    }
+
+    /**
+     * The feed restarts while its consumer is in the middle of a delivery, past the check that it is the current
+     * one: the new consumer starts from the hub's last id before that delivery, so the event comes twice from the
+     * stream, and reaches the subscriber once.
+     */
+    @Test
+    void aRestartDuringADeliveryLosesAndRepeatsNothing() throws Exception {
+        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
+        Consumer first = only(nats.consumers());
+        for (long sequence = 1; sequence <= 5; sequence++) {
+            first.deliver(message(sequence));
+        }
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        Future<?> held = dispatcherThread.submit(() -> {
+            first.deliver(StandInJetStream.message(6, written(6), holding, letGo));
+            return null;
+        });
+        assertTrue(holding.await(10, TimeUnit.SECONDS), "the delivery of 6 is under way");
+
+        feed.restart();
+        Consumer second = nats.consumers().get(1);
+        assertEquals(6, second.startSequence(), "6 was not delivered yet when the feed restarted");
+        letGo.countDown();
+        held.get(10, TimeUnit.SECONDS);
+        dispatcherThread.submit(() -> {
+            for (long sequence = 6; sequence <= 9; sequence++) {
+                second.deliver(message(sequence));
+            }
+            return null;
+        }).get(10, TimeUnit.SECONDS);
+
+        assertEquals(ids(1, 9), subscriber.ids());
+    }
+
+    /** The message the stream holds at {@code sequence}: an event of type a, or b every third. */
+    private Message message(long sequence) {
+        return StandInJetStream.message(sequence, written(sequence));
+    }
+
+    private Message written(long sequence) {
+        return messages.encode(SampleEvents.incoming(sequence % 3 == 0 ? "b" : "a", "event-" + sequence), null, 0);
+    }
+
+    private static Consumer only(List<Consumer> consumers) {
+        assertEquals(1, consumers.size());
+        return consumers.get(0);
+    }
+
+    private static List<Long> ids(long first, long last) {
+        return LongStream.rangeClosed(first, last).boxed().toList();
+    }
+}
