@@ -22,6 +22,7 @@ import eu.arrowhead.eventhandler.metrics.MetricsResource;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
 import eu.arrowhead.eventhandler.publish.PublishHandler;
+import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.OwnEndpoint;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
@@ -101,6 +102,8 @@ public final class EventHandlerServer implements AutoCloseable {
     private final EventStore store;
     private final ClusterNode cluster;
     private final PushSender pushSender;
+    /** Single-node mode with an event store: the push subscriptions' cursors in the log; else null. */
+    private final LogCursors pushCursors;
     private final ExecutorService workers;
     private final ExecutorService writers;
     private final ExecutorService journalReaders;
@@ -112,7 +115,7 @@ public final class EventHandlerServer implements AutoCloseable {
 
     private EventHandlerServer(EventHandlerConfig config, HttpServer http, AdmissionControl front, Hub hub,
                                StreamSupervisor supervisor, EventStore store, ClusterNode cluster,
-                               PushSender pushSender,
+                               PushSender pushSender, LogCursors pushCursors,
                                ExecutorService workers, ExecutorService writers, ExecutorService journalReaders,
                                ScheduledExecutorService ticker, ScheduledExecutorService retention,
                                Optional<ServiceRegistration> registration,
@@ -125,6 +128,7 @@ public final class EventHandlerServer implements AutoCloseable {
         this.store = store;
         this.cluster = cluster;
         this.pushSender = pushSender;
+        this.pushCursors = pushCursors;
         this.workers = workers;
         this.writers = writers;
         this.journalReaders = journalReaders;
@@ -236,12 +240,18 @@ public final class EventHandlerServer implements AutoCloseable {
         PushSender pushSender = new PushSender(config.push(), tls == null ? null : tls.context(),
                 new TargetPolicy(config.push(), ownEndpoint));
         PushSubscriptions pushSubscriptions;
+        LogCursors pushCursors = null;
         try {
-            pushSubscriptions = cluster == null
-                    ? new PushSubscriptions(hub, store == null ? SubscriptionStore.NONE : store, authorizer, pushSender,
-                    config.push())
-                    : new PushSubscriptions(store, authorizer, pushSender, config.push(),
-                    cluster.pushDeliveries(pushSender, config.push()));
+            if (cluster != null) {
+                pushSubscriptions = new PushSubscriptions(store, authorizer, pushSender, config.push(),
+                        cluster.pushDeliveries(pushSender, config.push()));
+            } else if (store != null) {
+                pushCursors = LogCursors.open(hub, store, pushSender, config.push(), config.storeReplayPageEvents());
+                pushSubscriptions = pushCursors.subscriptions(authorizer);
+            } else {
+                pushSubscriptions = new PushSubscriptions(hub, SubscriptionStore.NONE, authorizer, pushSender,
+                        config.push());
+            }
             if (cluster != null) {
                 // Watched before they are loaded, so that no other node's change falls between.
                 cluster.watchSubscriptions(pushSubscriptions);
@@ -252,9 +262,15 @@ public final class EventHandlerServer implements AutoCloseable {
             pushSubscriptions.load();
         } catch (IOException | RuntimeException e) {
             pushSender.close();
+            if (pushCursors != null) {
+                pushCursors.close();
+            }
             throw e;
         }
         metrics.observe(pushSubscriptions, pushSender);
+        if (pushCursors != null) {
+            metrics.observe(pushCursors);
+        }
 
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
         PublisherWrites publisher = new PublisherWrites(hub, config.subscriberWriteMode(),
@@ -349,6 +365,9 @@ public final class EventHandlerServer implements AutoCloseable {
             ticker.shutdownNow();
             retention.shutdownNow();
             pushSender.close();
+            if (pushCursors != null) {
+                pushCursors.close();
+            }
             throw e;
         }
 
@@ -367,8 +386,8 @@ public final class EventHandlerServer implements AutoCloseable {
                 config.serverHost(), listener.getPort(), tls != null, tls == null ? null : tls.context(),
                 tls == null ? null : tls.publicKey());
         registration.ifPresent(metrics::observe);
-        return new EventHandlerServer(config, http, front, hub, supervisor, store, cluster, pushSender, workers,
-                writers, journalReaders, ticker, retention, registration, publishers);
+        return new EventHandlerServer(config, http, front, hub, supervisor, store, cluster, pushSender, pushCursors,
+                workers, writers, journalReaders, ticker, retention, registration, publishers);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */
@@ -405,6 +424,10 @@ public final class EventHandlerServer implements AutoCloseable {
             http.getListener(LISTENER).getTransport().unbindAll();
             // First the store: in sync mode its commits deliver events, which the streams then drain.
             boolean stored = store == null || store.drain(config.shutdownGrace());
+            if (pushCursors != null) {
+                // Their subscribers get the rest after the next start: only the POSTs under way are waited for.
+                pushCursors.stop();
+            }
             clean = stored & supervisor.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                     & pushSender.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                     & front.awaitIdle(Math.max(0, deadline - System.nanoTime()));
@@ -428,6 +451,10 @@ public final class EventHandlerServer implements AutoCloseable {
             stopQuietly("supervisor", ticker::shutdownNow);
             stopQuietly("writers", writers::shutdownNow);
             stopQuietly("push sender", pushSender::close);
+            if (pushCursors != null) {
+                // Before the store, which keeps where each cursor is.
+                stopQuietly("push cursors", pushCursors::close);
+            }
             stopQuietly("event store readers", () -> awaitEnd("event store readers", journalReaders, databaseDeadline));
             stopQuietly("event store retention", () -> awaitEnd("event store retention", retention, databaseDeadline));
             // Before the store, whose last writes may be its answers.

@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
@@ -177,7 +178,8 @@ public final class BrokerMetrics {
     public void observe(PushSubscriptions subscriptions, PushSender sender) {
         registry.register(() -> MetricSnapshots.of(
                 gauge("eventhandler_push_subscriptions", "Push subscriptions held", subscriptions.count()),
-                gauge("eventhandler_push_queued_events", "Events waiting to be POSTed to push subscribers",
+                gauge("eventhandler_push_queued_events", "Events held in memory for push subscribers (with an"
+                        + " event store, those of a subscriber that is behind are read from the log as it catches up)",
                         subscriptions.queued()),
                 gauge("eventhandler_push_queued_bytes", "Heap the events waiting for push subscribers are"
                         + " charged (push.total-max-bytes)", subscriptions.queuedBytes()),
@@ -192,10 +194,23 @@ public final class BrokerMetrics {
                         + " counts)", sender.failedAttempts()),
                 CounterSnapshot.builder().name("eventhandler_push_dropped_events")
                         .help("Events not delivered to a push subscriber: its queue was full, or the last retry"
-                                + " failed")
+                                + " failed (store.mode=off only: with an event store nothing the log holds is dropped)")
                         .dataPoint(dropped("queue-full", sender.droppedQueueFull()))
                         .dataPoint(dropped("retries-exhausted", sender.droppedRetriesExhausted()))
                         .build()));
+    }
+
+    /** Adds the single-node push cursors' counters, read at each scrape. */
+    public void observe(LogCursors cursors) {
+        registry.register(() -> {
+            CounterSnapshot.Builder skipped = CounterSnapshot.builder().name("eventhandler_push_cursor_skipped_ids")
+                    .help("Ids a push subscription's cursor passed that the event log no longer held (retention"
+                            + " deleted them, or they were lost): at most that many of its events were never POSTed;"
+                            + " a subscription appears once it has passed such a hole");
+            cursors.skippedIds().forEach((id, count) -> skipped.dataPoint(CounterSnapshot.CounterDataPointSnapshot
+                    .builder().labels(Labels.of("subscription", Long.toString(id))).value(count).build()));
+            return MetricSnapshots.of(skipped.build());
+        });
     }
 
     private static CounterSnapshot.CounterDataPointSnapshot dropped(String reason, long value) {
