@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.push;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
@@ -186,12 +187,38 @@ class LogCursorTest {
     }
 
     @Test
-    void aQueueCapacityIsRefusedWithAStoreNamingWhatReplacesIt() {
-        ConfigException refused = org.junit.jupiter.api.Assertions.assertThrows(ConfigException.class,
+    void theQueueSettingsAreRefusedWhereACursorReplacesThemNamingIt() {
+        ConfigException refused = assertThrows(ConfigException.class,
                 () -> ConfigLoader.withOverrides(Map.of("push.queue-capacity", "5")));
         assertTrue(refused.getMessage().contains("push.queue-capacity is set, but it cannot take effect: store.mode is"
                 + " async: a push subscription is delivered from its own cursor in the event log"), refused.getMessage());
         assertTrue(refused.getMessage().contains("push.total-max-bytes"), refused.getMessage());
         ConfigLoader.withOverrides(Map.of("store.mode", "off", "push.queue-capacity", "5"));
+        for (String key : List.of("push.queue-capacity", "push.max-retries")) {
+            ConfigException inCluster = assertThrows(ConfigException.class, () -> ConfigLoader.withOverrides(Map.of(
+                    "cluster.enabled", "true", "cluster.nats-urls", "nats://127.0.0.1:4222", key, "5")));
+            assertTrue(inCluster.getMessage().contains(key + " is set, but it cannot take effect: cluster.enabled is"
+                    + " true: a push subscription is delivered from its own cursor in the cluster's stream"),
+                    inCluster.getMessage());
+        }
+    }
+
+    /** Refused like push.queue-capacity, but for configurations (and tests) that set it with a store: said. */
+    @Test
+    void maxRetriesWithAStoreIsSaidToHaveNoEffect() {
+        ch.qos.logback.classic.Logger configLog = (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(
+                "eu.arrowhead.eventhandler.config.IneffectiveSettings");
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        configLog.addAppender(lines);
+        try {
+            ConfigLoader.withOverrides(Map.of("push.max-retries", "0"));
+            ConfigLoader.withOverrides(Map.of("store.mode", "off", "push.max-retries", "0"));
+        } finally {
+            configLog.detachAppender(lines);
+        }
+        assertEquals(1, lines.list.size(), "a line for the store, none without one: " + lines.list);
+        assertTrue(lines.list.get(0).getFormattedMessage().startsWith("push.max-retries is set, but it has no effect"
+                + " with an event store"), lines.list.get(0).getFormattedMessage());
     }
 }
