@@ -80,7 +80,8 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * ({@code server.worker-threads}) run publish and management requests; writers
  * ({@code subscriber.writer-threads}) write to SSE subscribers; one supervisor thread sends heartbeats and
  * removes idle topics. With the event store on: one writer, {@value #JOURNAL_READERS} readers for resuming
- * subscribers, one retention thread, and HikariCP's housekeeper. With Service Registry registration on: one
+ * subscribers, one retention thread, HikariCP's housekeeper, and one thread for the push subscriptions' cursors in
+ * the log ({@code eh-push-log}). With Service Registry registration on: one
  * registration thread and one for its HTTP client. In cluster mode the readers read the stream, and there are no
  * writer and no HikariCP; there is one cluster thread ({@code eh-cluster}) and the NATS client's own (its
  * connection, and a dispatcher each for the stream's feed, the push subscriptions' cursors and the watch of
