@@ -78,7 +78,8 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * ({@code server.worker-threads}) run publish and management requests; writers
  * ({@code subscriber.writer-threads}) write to SSE subscribers; one supervisor thread sends heartbeats and
  * removes idle topics. With the event store on: one writer, {@value #JOURNAL_READERS} readers for resuming
- * subscribers, one retention thread, and HikariCP's housekeeper. With Service Registry registration on: one
+ * subscribers, one retention thread, HikariCP's housekeeper, and one thread for the push subscriptions' cursors in
+ * the log ({@code eh-push-log}). With Service Registry registration on: one
  * registration thread and one for its HTTP client. In cluster mode the readers read the stream, and there are no
  * writer and no HikariCP; there is one cluster thread ({@code eh-cluster}) and the NATS client's own (its
  * connection, and a dispatcher each for the stream's feed, the push subscriptions' cursors and the watch of
@@ -94,7 +95,7 @@ public final class EventHandlerServer implements AutoCloseable {
     private final EventHandlerConfig config;
     private final NetworkListener listener;
     private final Hub hub;
-    private final EventStore store;
+    private final NodeBackend backend;
     private final StreamSupervisor supervisor;
     private final PushSender pushSender;
     private final AdmissionControl front;
@@ -103,13 +104,13 @@ public final class EventHandlerServer implements AutoCloseable {
     private final AtomicInteger closed = new AtomicInteger();
     private volatile boolean clean;
 
-    private EventHandlerServer(EventHandlerConfig config, NetworkListener listener, Hub hub, EventStore store,
+    private EventHandlerServer(EventHandlerConfig config, NetworkListener listener, Hub hub, NodeBackend backend,
                                StreamSupervisor supervisor, PushSender pushSender, AdmissionControl front,
                                DatabaseTaskPools databaseTasks, StartedParts parts) {
         this.config = config;
         this.listener = listener;
         this.hub = hub;
-        this.store = store;
+        this.backend = backend;
         this.supervisor = supervisor;
         this.pushSender = pushSender;
         this.front = front;
@@ -211,7 +212,7 @@ public final class EventHandlerServer implements AutoCloseable {
         NetworkListener listener = GrizzlyTuning.listener(http);
         // server.port 0: the port is known only now; no subscription could name it before.
         ownEndpoint.listening(listener.getPort());
-        EventHandlerServer server = new EventHandlerServer(config, listener, hub, backend.store(), supervisor,
+        EventHandlerServer server = new EventHandlerServer(config, listener, hub, backend, supervisor,
                 pushSender, front, databaseTasks, parts);
         parts.add("open streams and requests", server::drain);
 
@@ -318,8 +319,8 @@ public final class EventHandlerServer implements AutoCloseable {
             hub.close();
             // New clients are refused at once; the connections already open go on while streams drain.
             listener.getTransport().unbindAll();
-            // First the store: in sync mode its commits deliver events, which the streams then drain.
-            boolean stored = store == null || store.drain(config.shutdownGrace());
+            // First the log: in sync mode its commits deliver events, which the streams then drain.
+            boolean stored = backend.drain(config.shutdownGrace());
             clean = stored & supervisor.shutdown(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                     & pushSender.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())))
                     & front.awaitIdle(Math.max(0, deadline - System.nanoTime()));

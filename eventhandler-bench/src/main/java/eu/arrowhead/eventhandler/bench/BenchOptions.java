@@ -39,7 +39,7 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
                    bench cluster [--events=N] [--cpu-quota=CORES] [--subscribers=N] [--step-seconds=N]
                          [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
                    bench secure-push [--events=N] [--runs=N] [--warm-up-seconds=N] [--out=DIR] [--key=value ...]
-                   bench reliability <flood|streams|bodies|crash|soak|all> [options]: the reliability suite
+                   bench reliability <flood|streams|bodies|crash|push|soak|all> [options]: the reliability suite
                          against the server as a process ('bench reliability' alone lists its options)
             scenarios (latency from before the publish call to the subscriber's parse, one clock; the peers
             Mosquitto and NATS measured beside A, B, C and F when they run on this machine):

@@ -26,7 +26,7 @@ final class LogTables {
         try (Connection connection = DriverManager.getConnection(url, login);
              Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE IF EXISTS eh_event, eh_state, eh_push_subscription, eh_missing_range,"
-                    + " eh_schema_version");
+                    + " eh_authorization_answer, eh_push_cursor, eh_schema_version");
         }
     }
 }

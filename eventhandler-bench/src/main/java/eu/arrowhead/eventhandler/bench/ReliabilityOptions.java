@@ -50,10 +50,14 @@ record ReliabilityOptions(List<ReliabilityMode> modes, Integer seconds, Integer 
                        --mysql-url when given, while 4 publishers publish --rate (1250) events/s for --seconds
                        (5) before each kill; after each restart every acknowledged id is looked up in the log
                        and among the holes that a replay from 0 announces (eventhandler.replay-gap)
+              push     an Arrowhead 4.x push subscriber down while --count (50000) events of its type are
+                       published into a server in store.mode=sync on H2; kill -9, start again, the subscriber
+                       back: every acknowledged event must arrive, in order; then the same killed again while
+                       the subscriber catches up (what arrives twice is counted: at least once)
               soak     --rate (200) events/s from 4 publishers to 10 SSE subscribers (which resume as clients
                        do) for --minutes (60); every 10 s the server's heap after a full collection, RSS,
                        threads and open file descriptors; at the end each subscriber's deliveries
-              all      flood, streams, bodies, crash and soak
+              all      flood, streams, bodies, crash and soak (push runs by its name only)
             options:
               --heap         the server's -Xmx (flood and streams: 64m; the others: the JVM's default)
               --mysql-url    crash: also on this MySQL/MariaDB database (jdbc:mysql://127.0.0.1:3306/NAME); its
@@ -69,14 +73,14 @@ record ReliabilityOptions(List<ReliabilityMode> modes, Integer seconds, Integer 
     static final int DEFAULT_KILLS = 5;
     static final int DEFAULT_MINUTES = 60;
     private static final String ALL = "all";
-    /** What crash sets itself, row by row. */
+    /** What crash and push set themselves, row by row. */
     private static final Set<String> CRASH_SETTINGS = Set.of("store.mode", "store.url", "store.user",
             "store.password");
 
     /** Parses the arguments after {@code reliability}; {@code defaultOut} is used when {@code --out} is not given. */
     static ReliabilityOptions parse(String[] args, Path defaultOut) {
         if (args.length == 0 || args[0].startsWith("--")) {
-            throw new IllegalArgumentException("name a mode first: flood, streams, bodies, crash, soak or all");
+            throw new IllegalArgumentException("name a mode first: flood, streams, bodies, crash, push, soak or all");
         }
         List<ReliabilityMode> modes = modes(args[0]);
         Map<String, String> options = CommandLine.options(args);
@@ -109,8 +113,10 @@ record ReliabilityOptions(List<ReliabilityMode> modes, Integer seconds, Integer 
             settings.put(key, value);
         });
         List<String> crashOwn = settings.keySet().stream().filter(CRASH_SETTINGS::contains).toList();
-        if (modes.contains(ReliabilityMode.CRASH) && !crashOwn.isEmpty()) {
-            throw new IllegalArgumentException("crash sets " + crashOwn + " itself, row by row");
+        for (ReliabilityMode own : List.of(ReliabilityMode.CRASH, ReliabilityMode.PUSH)) {
+            if (modes.contains(own) && !crashOwn.isEmpty()) {
+                throw new IllegalArgumentException(own.label() + " sets " + crashOwn + " itself, row by row");
+            }
         }
         return new ReliabilityOptions(modes, seconds, count,
                 workerThreads == null ? DEFAULT_WORKER_THREADS : workerThreads,
@@ -157,7 +163,7 @@ record ReliabilityOptions(List<ReliabilityMode> modes, Integer seconds, Integer 
 
     private static List<ReliabilityMode> modes(String names) {
         if (ALL.equals(names)) {
-            return List.of(ReliabilityMode.values());
+            return ReliabilityMode.all();
         }
         List<ReliabilityMode> modes = new ArrayList<>();
         for (String name : names.split(",", -1)) {

@@ -1,7 +1,10 @@
 package eu.arrowhead.eventhandler.config;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Refuses a configuration in which a setting is set but cannot take effect: an operator who sets a key
@@ -11,6 +14,7 @@ import java.util.Set;
  * default that cannot take effect is no one's mistake.
  */
 final class IneffectiveSettings {
+    private static final Logger LOG = LoggerFactory.getLogger(IneffectiveSettings.class);
     private static final List<String> TLS_KEYS = List.of("server.ssl.key-store", "server.ssl.key-store-password",
             "server.ssl.key-password", "server.ssl.trust-store", "server.ssl.trust-store-password");
     private static final List<String> AUTHORIZATION_KEYS = List.of("security.authorization.uri",
@@ -31,6 +35,8 @@ final class IneffectiveSettings {
             "store.buffer-bytes", "store.sync-timeout-seconds", "store.retention-seconds", "store.retention-events",
             "store.retention-check-seconds", "store.id-mark-file");
     private static final List<String> RETRY_KEYS = List.of("push.retry-initial-millis", "push.retry-max-millis");
+    /** What a push subscription's queue in memory takes; with an event log it has a cursor there instead. */
+    private static final List<String> PUSH_QUEUE_KEYS = List.of("push.queue-capacity", "push.max-retries");
 
     private IneffectiveSettings() {
     }
@@ -74,6 +80,18 @@ final class IneffectiveSettings {
         } else {
             refuseAny(set, CLUSTER_STORE_KEYS, "cluster.enabled is true: the event log is the cluster's JetStream"
                     + " stream (cluster.*), not a database");
+            refuseAny(set, PUSH_QUEUE_KEYS, "cluster.enabled is true: " + cursorDelivery("the cluster's stream",
+                    "cluster.retention-*"));
+        }
+        if (!config.cluster().enabled() && config.storeMode() != EventHandlerConfig.StoreMode.OFF) {
+            String cursor = cursorDelivery("the event log", "store.retention-*");
+            refuseAny(set, List.of("push.queue-capacity"), "store.mode is "
+                    + config.storeMode().name().toLowerCase(Locale.ROOT) + ": " + cursor);
+            if (set.contains("push.max-retries")) {
+                // Refused like push.queue-capacity, were it not that configurations in use set it with a store.
+                LOG.warn("push.max-retries is set, but it has no effect with an event store: {}; it applies with"
+                        + " store.mode=off only", cursor);
+            }
         }
         PushConfig push = config.push();
         if (push.maxRetries() == 0) {
@@ -88,6 +106,13 @@ final class IneffectiveSettings {
                     + " publish.max-request-bytes (" + config.maxRequestBytes() + "): a request that carried such a"
                     + " payload would be refused first, so the payload limit cannot take effect");
         }
+    }
+
+    /** What replaces a push subscription's queue in memory when there is a log: its cursor there. */
+    private static String cursorDelivery(String log, String retention) {
+        return "a push subscription is delivered from its own cursor in " + log + ", a failed POST tried again with"
+                + " pauses from push.retry-initial-millis to push.retry-max-millis for as long as the log holds the"
+                + " event (" + retention + "), and what push holds in memory is bounded by push.total-max-bytes";
     }
 
     private static void refuseAny(Set<String> set, List<String> keys, String why) {

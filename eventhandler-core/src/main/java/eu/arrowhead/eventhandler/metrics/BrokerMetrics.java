@@ -131,6 +131,16 @@ public final class BrokerMetrics {
             }
             return health.log() == null ? MetricSnapshots.of() : store(health.log());
         });
+        registry.register(() -> {
+            CounterSnapshot.Builder skipped = CounterSnapshot.builder().name("eventhandler_push_cursor_skipped_ids")
+                    .help("Ids a push subscription's cursor passed that the event log no longer held (retention"
+                            + " deleted them, or they were lost): at most that many of its events were never POSTed;"
+                            + " a subscription appears once it has passed such a hole");
+            backend.pushCursorSkippedIds().forEach((id, count) -> skipped.dataPoint(
+                    CounterSnapshot.CounterDataPointSnapshot.builder()
+                            .labels(Labels.of("subscription", Long.toString(id))).value(count).build()));
+            return MetricSnapshots.of(skipped.build());
+        });
     }
 
     private static MetricSnapshots store(EventStore.Status status) {
@@ -185,7 +195,8 @@ public final class BrokerMetrics {
     public void observe(PushSubscriptions subscriptions, PushSender sender) {
         registry.register(() -> MetricSnapshots.of(
                 gauge("eventhandler_push_subscriptions", "Push subscriptions held", subscriptions.count()),
-                gauge("eventhandler_push_queued_events", "Events waiting to be POSTed to push subscribers",
+                gauge("eventhandler_push_queued_events", "Events held in memory for push subscribers (with an"
+                        + " event store, those of a subscriber that is behind are read from the log as it catches up)",
                         subscriptions.queued()),
                 gauge("eventhandler_push_queued_bytes", "Heap the events waiting for push subscribers are"
                         + " charged (push.total-max-bytes)", subscriptions.queuedBytes()),
@@ -200,7 +211,7 @@ public final class BrokerMetrics {
                         + " counts)", sender.failedAttempts()),
                 CounterSnapshot.builder().name("eventhandler_push_dropped_events")
                         .help("Events not delivered to a push subscriber: its queue was full, or the last retry"
-                                + " failed")
+                                + " failed (store.mode=off only: with an event store nothing the log holds is dropped)")
                         .dataPoint(dropped("queue-full", sender.droppedQueueFull()))
                         .dataPoint(dropped("retries-exhausted", sender.droppedRetriesExhausted()))
                         .build()));

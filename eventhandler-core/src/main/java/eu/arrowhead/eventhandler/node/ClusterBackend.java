@@ -14,6 +14,7 @@ import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
 
 /**
  * A node of a cluster ({@link ClusterNode}, cluster mode): the shared NATS stream is its event log and where its
@@ -79,6 +80,12 @@ public final class ClusterBackend implements NodeBackend {
     @Override
     public void start(Hub hub, StreamSupervisor supervisor) throws IOException {
         node.start(hub, supervisor);
+    }
+
+    /** The stream keeps every cursor: a node that stops leaves nothing of push behind. */
+    @Override
+    public boolean drain(Duration grace) throws InterruptedException {
+        return node.store().drain(grace);
     }
 
     @Override

@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.publish.SharedStream;
+import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.security.Authorizer;
@@ -14,17 +15,25 @@ import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Map;
 
 /**
  * A single node: its event log and push subscriptions in its database ({@link DatabaseEventStore}: H2 or
- * MySQL/MariaDB), or nowhere with {@code store.mode=off}. Publishes go to the hub at once, and each push
- * subscription is a subscriber of the hub.
+ * MySQL/MariaDB), or nowhere with {@code store.mode=off}. Publishes go to the hub at once. Each push
+ * subscription delivers from its own cursor in the log ({@link LogCursors}), or, with {@code store.mode=off},
+ * from a bounded queue as a subscriber of the hub.
  */
 public final class LocalBackend implements NodeBackend {
     private final EventStore store;
+    /** Most events a push cursor reads from the log at once ({@code store.replay-page-events}). */
+    private final int pushPageEvents;
+    /** Set once push starts, with a store; read by metric scrapes. */
+    private volatile LogCursors pushCursors;
 
-    private LocalBackend(EventStore store) {
+    private LocalBackend(EventStore store, int pushPageEvents) {
         this.store = store;
+        this.pushPageEvents = pushPageEvents;
     }
 
     /**
@@ -34,10 +43,10 @@ public final class LocalBackend implements NodeBackend {
      */
     public static LocalBackend open(EventHandlerConfig config) throws IOException {
         if (config.storeMode() == EventHandlerConfig.StoreMode.OFF) {
-            return new LocalBackend(null);
+            return new LocalBackend(null, 0);
         }
         try {
-            return new LocalBackend(DatabaseEventStore.open(config));
+            return new LocalBackend(DatabaseEventStore.open(config), config.storeReplayPageEvents());
         } catch (SQLException e) {
             throw new IOException("the event store at " + config.storeUrl() + " cannot be opened: "
                     + e.getMessage() + " (start the database, fix store.url, or set store.mode=off)", e);
@@ -61,8 +70,13 @@ public final class LocalBackend implements NodeBackend {
 
     @Override
     public PushSubscriptions pushSubscriptions(Hub hub, Authorizer authorizer, PushSender sender, PushConfig config) {
-        PushSubscriptions subscriptions = new PushSubscriptions(hub, store == null ? SubscriptionStore.NONE : store,
-                authorizer, sender, config);
+        PushSubscriptions subscriptions;
+        if (store == null) {
+            subscriptions = new PushSubscriptions(hub, SubscriptionStore.NONE, authorizer, sender, config);
+        } else {
+            pushCursors = LogCursors.open(hub, store, sender, config, pushPageEvents);
+            subscriptions = pushCursors.subscriptions(authorizer);
+        }
         subscriptions.load();
         return subscriptions;
     }
@@ -73,12 +87,33 @@ public final class LocalBackend implements NodeBackend {
     }
 
     @Override
+    public boolean drain(Duration grace) throws InterruptedException {
+        boolean written = store == null || store.drain(grace);
+        LogCursors cursors = pushCursors;
+        if (cursors != null) {
+            cursors.stop();
+        }
+        return written;
+    }
+
+    @Override
     public NodeHealth health() {
         return new NodeHealth(store == null ? null : store.status(), null);
     }
 
     @Override
+    public Map<Long, Long> pushCursorSkippedIds() {
+        LogCursors cursors = pushCursors;
+        return cursors == null ? Map.of() : cursors.skippedIds();
+    }
+
+    /** The push cursors are saved before the store, which keeps them, closes. */
+    @Override
     public void close() {
+        LogCursors cursors = pushCursors;
+        if (cursors != null) {
+            cursors.close();
+        }
         if (store != null) {
             store.close();
         }

@@ -12,6 +12,8 @@ import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
 
 /**
  * What a node stands on, below its hub and its front door: the event log, where push subscriptions are kept and
@@ -58,8 +60,26 @@ public interface NodeBackend extends AutoCloseable {
      */
     void start(Hub hub, StreamSupervisor supervisor) throws IOException;
 
+    /**
+     * The stop begins: the log writes what it was given, and push starts no new POST (what was not acknowledged is
+     * sent after the next start). Waits for the log at most {@code grace}.
+     *
+     * @return whether the log wrote everything it was given
+     * @throws InterruptedException if the stop is interrupted while it waits
+     */
+    boolean drain(Duration grace) throws InterruptedException;
+
     /** Read for {@code mgmt/health} and the metrics. */
     NodeHealth health();
+
+    /**
+     * Ids each push subscription's own cursor passed that the log no longer held, by subscription id; empty where
+     * push keeps no cursor of its own (cluster mode's cursors are the stream's consumers, {@code store.mode=off}
+     * has a queue).
+     */
+    default Map<Long, Long> pushCursorSkippedIds() {
+        return Map.of();
+    }
 
     /** Lets the log and every connection go; the last thing a stop does. */
     @Override

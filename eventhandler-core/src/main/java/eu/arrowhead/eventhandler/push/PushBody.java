@@ -9,6 +9,7 @@ import eu.arrowhead.eventhandler.topic.PublishedEvent;
  * afterwards only the bytes, so that a queued body does not keep the SSE frame alive.
  */
 final class PushBody {
+    private final long id;
     private final long sizeBytes;
     private final String sourceKey;
     private PublishedEvent event;
@@ -16,8 +17,14 @@ final class PushBody {
 
     PushBody(PublishedEvent event) {
         this.event = event;
+        this.id = event.id();
         this.sizeBytes = event.heapBytes();
         this.sourceKey = event.sourceKey();
+    }
+
+    /** The event's id. */
+    long id() {
+        return id;
     }
 
     /** The event's source, kept after the event is encoded: a subscriber's publishers may change while it waits. */

@@ -17,9 +17,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Queues, the rule of the SSE subscribers' queues: a queued body is counted once per queue that holds it
  * (the bodies are shared, so this is an upper bound), and so is the body being POSTed or waiting for its
  * retry. Once all queues hold half of their half, a subscriber whose queue would grow past its share of the
- * other half (that half divided among the subscriptions) loses its oldest events instead, counted as
- * dropped. A subscriber that keeps up is not touched, unless one event alone is larger than its share
- * while the queues are under pressure; and the queues never hold more than their half.
+ * other half (that half divided among the subscriptions) takes no more: a cursor in the event log
+ * ({@link LogCursor}) reads the rest from the log later, a queue in memory ({@link PushSubscriber}) loses its
+ * oldest events instead, counted as dropped. A subscriber that keeps up is not touched, unless one event alone
+ * is larger than its share while the queues are under pressure; and the queues never hold more than their half.
  */
 final class PushBudget {
     /** A subscription's objects besides its strings and collections: entry, subscriber, queue, rules, URI. */

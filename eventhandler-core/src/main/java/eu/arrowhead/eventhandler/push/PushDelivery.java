@@ -1,10 +1,11 @@
 package eu.arrowhead.eventhandler.push;
 
 /**
- * How one push subscription's events reach its subscriber. In single-node mode the subscription is a subscriber
- * of this node's hub with a bounded queue ({@link PushSubscriber}); in cluster mode it is a durable cursor in the
- * shared stream that every node reads from, one event in flight at a time. {@link PushSubscriptions} keeps the
- * subscriptions and tells their deliveries what changed.
+ * How one push subscription's events reach its subscriber, one event in flight at a time. In single-node mode
+ * with an event store it is a durable cursor in the log ({@link LogCursor}); without one, a subscriber of this
+ * node's hub with a bounded queue ({@link PushSubscriber}); in cluster mode a durable cursor in the shared stream
+ * that every node reads from. {@link PushSubscriptions} keeps the subscriptions and tells their deliveries what
+ * changed.
  */
 public interface PushDelivery {
 
@@ -14,10 +15,10 @@ public interface PushDelivery {
     /** Stops receiving the events of a topic it followed. */
     void unfollow(String topicKey);
 
-    /** Replaces the rules; whatever is already queued is sent under the new ones. */
+    /** Replaces the rules; whatever is already held is sent under the new ones. */
     void rules(PushRules rules);
 
-    /** Events waiting to be sent from this node's memory. */
+    /** Events waiting to be sent from this node's memory (a cursor's backlog in a log is not counted). */
     int queued();
 
     /** Stops delivering for good: the subscription is gone. */

@@ -47,7 +47,8 @@ import org.slf4j.LoggerFactory;
  * POSTs events to push subscribers over one shared, pooled, kept-alive Apache HttpClient 5 async client.
  * Requests are non-blocking: a subscriber that is down or slow holds one connection and no thread, so it
  * delays nobody else. Each subscriber has at most one POST in flight (its order is kept); a failed POST is
- * retried after a backoff, scheduled rather than slept, up to {@code push.max-retries} times.
+ * retried after a backoff, scheduled rather than slept: from a cursor in the event log for as long as it takes,
+ * from a queue in memory ({@code store.mode=off}) up to {@code push.max-retries} times.
  *
  * <p>It connects only to addresses the {@link TargetPolicy} allows ({@link GuardedDnsResolver}), and every POST
  * carries {@link PushLoopGuard#HEADER}, which every Event Handler refuses: no push can loop.
@@ -149,29 +150,29 @@ public final class PushSender implements AutoCloseable {
         return lastBody;
     }
 
-    /** Starts sending a subscriber's queue; it calls this when its queue stops being idle. */
-    void start(PushSubscriber subscriber) {
+    /** Starts sending a queue; it calls this when it has something to send and nothing under way. */
+    void start(PushQueue queue) {
         busy.incrementAndGet();
-        continueWith(subscriber);
+        continueWith(queue);
     }
 
-    /** Sends the subscriber's next event on a dispatch thread; once closed (shutdown), stops it instead. */
-    private void continueWith(PushSubscriber subscriber) {
+    /** Sends the queue's next event on a dispatch thread; once closed (shutdown), stops it instead. */
+    private void continueWith(PushQueue queue) {
         try {
-            dispatch.execute(() -> sendNext(subscriber));
+            dispatch.execute(() -> sendNext(queue));
         } catch (RejectedExecutionException e) {
-            subscriber.close();
+            queue.stop();
             idle();
         }
     }
 
-    private void sendNext(PushSubscriber subscriber) {
-        PushBody body = subscriber.next();
+    private void sendNext(PushQueue queue) {
+        PushBody body = queue.next();
         if (body == null) {
             idle();
             return;
         }
-        send(subscriber, body, 0);
+        send(queue, body, 0);
     }
 
     /** One subscriber has nothing left to send. */
@@ -183,8 +184,8 @@ public final class PushSender implements AutoCloseable {
         }
     }
 
-    private void send(PushSubscriber subscriber, PushBody body, int retry) {
-        if (subscriber.closed() || !subscriber.filter().allowsSource(body.sourceKey())) {
+    private void send(PushQueue subscriber, PushBody body, int retry) {
+        if (subscriber.closed() || !subscriber.rules().filter().allowsSource(body.sourceKey())) {
             // Unsubscribed or deleted while this event waited, or its publisher is no longer authorized for this
             // subscriber (an authorization update while it was queued): nobody may have it any more.
             sendNext(subscriber);
@@ -301,30 +302,54 @@ public final class PushSender implements AutoCloseable {
         }
     }
 
-    private void failed(PushSubscriber subscriber, PushBody body, int retry, String why) {
+    private void failed(PushQueue subscriber, PushBody body, int retry, String why) {
         failedAttempts.increment();
         long held;
         if (subscriber.failedOnce() && !dispatch.isShutdown() && (held = failingLines.pass()) >= 0) {
             // One line when a subscriber starts failing and one when it works again: a subscriber that is down
             // for hours must not fill the log. The failures between are counted (eventhandler_push_failed_attempts),
             // and a client that subscribes dead targets in a loop gets one line a second.
-            LOG.warn("push to {} failed ({}); retrying up to push.max-retries ({}) times per event, and saying"
-                    + " no more until it works again ({} other subscribers started failing since the last such line)",
-                    subscriber.target(), why, maxRetries, held);
+            LOG.warn("push to {} failed ({}); retrying {}, and saying no more until it works again ({} other"
+                    + " subscribers started failing since the last such line)", subscriber.target(), why,
+                    subscriber.durable() ? "for as long as the event log holds the event"
+                            : "up to push.max-retries (" + maxRetries + ") times per event", held);
         }
-        if (retry < maxRetries) {
-            LOG.debug("POST to {} failed ({}); retry {} of {}", subscriber.target(), why, retry + 1, maxRetries);
-            try {
-                dispatch.schedule(() -> send(subscriber, body, retry + 1), config.backoff(retry).toMillis(),
-                        TimeUnit.MILLISECONDS);
+        if (subscriber.durable() ? !subscriber.closed() : retry < maxRetries) {
+            LOG.debug("POST to {} failed ({}); retry {}", subscriber.target(), why, retry + 1);
+            if (retryLater(subscriber, body, retry)) {
                 return;
-            } catch (RuntimeException e) {
-                // Shutting down: the event is given up below.
             }
         }
-        LOG.debug("POST to {} failed ({}); the event is dropped after {} retries", subscriber.target(), why, retry);
-        droppedRetriesExhausted.increment();
+        if (!subscriber.durable()) {
+            LOG.debug("POST to {} failed ({}); the event is dropped after {} retries", subscriber.target(), why,
+                    retry);
+            droppedRetriesExhausted.increment();
+        }
         continueWith(subscriber);
+    }
+
+    /**
+     * Schedules the next try of a failed POST. A cursor waits as idle: its events stay in the log, so the stop
+     * need not wait for a subscriber that is down; a queue in memory is lost at the stop, which waits for it.
+     *
+     * @return false if the sender is shutting down
+     */
+    private boolean retryLater(PushQueue subscriber, PushBody body, int retry) {
+        boolean waitsIdle = subscriber.durable();
+        try {
+            dispatch.schedule(() -> {
+                if (waitsIdle) {
+                    busy.incrementAndGet();
+                }
+                send(subscriber, body, retry + 1);
+            }, config.backoff(retry).toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RuntimeException e) {
+            return false;
+        }
+        if (waitsIdle) {
+            idle();
+        }
+        return true;
     }
 
     void countDropped() {
@@ -332,7 +357,7 @@ public final class PushSender implements AutoCloseable {
     }
 
     /**
-     * Waits until no subscriber has anything left to send, or the timeout passes.
+     * Waits until no subscriber has anything left to send (a cursor: no POST under way), or the timeout passes.
      *
      * @return whether everything was sent (or given up) in time
      */

@@ -5,34 +5,26 @@ import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Subscriber;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
-import java.net.URI;
-import java.util.ArrayDeque;
 import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * Single-node mode's push delivery, the hub's side of one push subscription: takes the subscription's events under the hub's lock into its
- * own bounded queue, and hands them to the {@link PushSender} one at a time, so that the subscriber receives
- * them in order and at most one POST to it is in flight. A subscriber that is down or slow fills only its
+ * Push delivery without an event store ({@code store.mode=off}), the hub's side of one push subscription: takes
+ * the subscription's events under the hub's lock into its own bounded queue, and hands them to the
+ * {@link PushSender} one at a time, so that the subscriber receives them in order and at most one POST to it is
+ * in flight. A subscriber that is down or slow fills only its
  * own queue; past {@code push.queue-capacity}, or past its share of the heap ({@link PushBudget}), its
  * oldest events are dropped (counted).
  *
  * <p>The subscription's rules can change (subscribing again, {@code PUT}, an authorization update) without
  * losing what is queued: they are swapped as a whole.
  */
-final class PushSubscriber implements Subscriber, PushDelivery {
+final class PushSubscriber implements Subscriber, PushDelivery, PushQueue {
     private final Hub hub;
     private final PushSender sender;
     private final int capacity;
-    private final PushBudget budget;
-    private final ArrayDeque<PushBody> queue = new ArrayDeque<>();
-    /** Guarded by this: what the queue and the body in flight are charged ({@link PushBudget#cost(PushBody)}). */
-    private long queuedBytes;
-    /**
-     * Guarded by this: the body being POSTed or waiting for its retry. It stays charged until the sender
-     * asks for the next one, which it does once this one is delivered or given up.
-     */
-    private PushBody inFlight;
+    /** Guarded by this: the queue and the body in flight, which stays charged until the sender asks for the next. */
+    private final HeldEvents held;
     private final Runnable startSending;
     private volatile PushRules rules;
     /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
@@ -45,7 +37,7 @@ final class PushSubscriber implements Subscriber, PushDelivery {
         this.hub = hub;
         this.sender = sender;
         this.capacity = capacity;
-        this.budget = budget;
+        this.held = new HeldEvents(budget);
         this.rules = rules;
         this.startSending = () -> sender.start(this);
     }
@@ -65,8 +57,9 @@ final class PushSubscriber implements Subscriber, PushDelivery {
         rules = changed;
     }
 
-    URI target() {
-        return rules.target();
+    @Override
+    public PushRules rules() {
+        return rules;
     }
 
     @Override
@@ -80,24 +73,21 @@ final class PushSubscriber implements Subscriber, PushDelivery {
             return;
         }
         PushBody body = sender.bodyFor(event);
-        long cost = PushBudget.cost(body);
         boolean start;
         synchronized (this) {
             if (closed) {
                 return;
             }
-            while (!queue.isEmpty() && (queue.size() >= capacity || !budget.admits(queuedBytes, cost))) {
-                release(queue.poll());
+            while (held.waiting() > 0 && (held.waiting() >= capacity || !held.admits(body))) {
+                held.dropOldest();
                 sender.countDropped();
             }
-            if (!budget.admits(queuedBytes, cost)) {
+            if (!held.admits(body)) {
                 // Even alone it is past this subscriber's share while the queues are under pressure.
                 sender.countDropped();
                 return;
             }
-            queue.add(body);
-            queuedBytes += cost;
-            budget.took(cost);
+            held.add(body);
             start = !sending;
             sending = true;
         }
@@ -108,57 +98,54 @@ final class PushSubscriber implements Subscriber, PushDelivery {
         }
     }
 
-    /**
-     * The next body to send, or {@code null} when the queue is empty: then sending stops until an offer.
-     * The sender calls it once the previous body is delivered or given up, which gives that one's charge back.
-     */
-    synchronized PushBody next() {
-        if (inFlight != null) {
-            release(inFlight);
-        }
-        inFlight = closed ? null : queue.poll();
-        if (inFlight == null) {
+    /** The next body to send, or {@code null} when the queue is empty: then sending stops until an offer. */
+    @Override
+    public synchronized PushBody next() {
+        PushBody next = held.next();
+        if (next == null) {
             sending = false;
         }
-        return inFlight;
+        return next;
     }
 
-    private void release(PushBody body) {
-        long cost = PushBudget.cost(body);
-        queuedBytes -= cost;
-        budget.released(cost);
-    }
-
-    /** @return whether this failure starts a run of them: the first since a POST succeeded */
-    synchronized boolean failedOnce() {
+    @Override
+    public synchronized boolean failedOnce() {
         return failedInARow++ == 0;
     }
 
-    /** @return how many POSTs had failed in a row before this one succeeded */
-    synchronized int succeeded() {
+    @Override
+    public synchronized int succeeded() {
         int failures = failedInARow;
         failedInARow = 0;
         return failures;
     }
 
-    synchronized boolean closed() {
+    @Override
+    public synchronized boolean closed() {
         return closed;
+    }
+
+    /** Its events live only in this queue: a POST is retried up to {@code push.max-retries} times. */
+    @Override
+    public boolean durable() {
+        return false;
     }
 
     @Override
     public synchronized int queued() {
-        return queue.size();
+        return held.waiting();
+    }
+
+    /** The server stops: what is queued is lost, as this queue is all there is of it. */
+    @Override
+    public void stop() {
+        close();
     }
 
     /** Stops sending: what is queued is discarded, a POST in flight ends on its own. */
     @Override
     public synchronized void close() {
         closed = true;
-        queue.forEach(this::release);
-        queue.clear();
-        if (inFlight != null) {
-            release(inFlight);
-            inFlight = null;
-        }
+        held.clear();
     }
 }

@@ -25,14 +25,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Every push subscription: registered with the hub under its event type's topic, kept in the
- * {@link SubscriptionStore}, and listed for management. One subscription per (event type, subscriber
- * system name), both case-insensitive: subscribing again replaces the rules and keeps the id and whatever
- * events are already queued for the subscriber.
+ * Every push subscription: delivered by its {@link PushDelivery}, kept in the {@link SubscriptionStore}, and listed
+ * for management. One subscription per (event type, subscriber system name), both case-insensitive: subscribing
+ * again replaces the rules and keeps the id and where its delivery is.
  *
  * <p>Changes are serialized by one lock, taken only by management requests, never per event; the hub's lock
  * is taken inside it, never the other way round.
@@ -74,36 +74,35 @@ public final class PushSubscriptions {
         }
     }
 
-    /** Single-node mode: each subscription is a subscriber of the hub with a bounded queue ({@link PushSubscriber}). */
+    /** Without an event log: each is a subscriber of the hub with a bounded queue ({@link PushSubscriber}). */
     public PushSubscriptions(Hub hub, SubscriptionStore store, Authorizer authorizer, PushSender sender,
                              PushConfig config) {
-        this(store, authorizer, sender, config, new PushBudget(config.totalMaxBytes()), null, hub);
+        this(store, authorizer, sender, config,
+                budget -> (id, rules) -> new PushSubscriber(hub, sender, config.queueCapacity(), budget, rules));
     }
 
     /** Cluster mode: the store is shared by the nodes and each subscription is delivered by {@code deliveries}. */
     public PushSubscriptions(SubscriptionStore store, Authorizer authorizer, PushSender sender, PushConfig config,
                              PushDelivery.Factory deliveries) {
-        this(store, authorizer, sender, config, new PushBudget(config.totalMaxBytes()), deliveries, null);
+        this(store, authorizer, sender, config, budget -> deliveries);
     }
 
-    private PushSubscriptions(SubscriptionStore store, Authorizer authorizer, PushSender sender, PushConfig config,
-                              PushBudget budget, PushDelivery.Factory deliveries, Hub hub) {
+    /** With the factory of deliveries made for the heap budget their queues share ({@link LogCursors}). */
+    PushSubscriptions(SubscriptionStore store, Authorizer authorizer, PushSender sender, PushConfig config,
+                      Function<PushBudget, PushDelivery.Factory> deliveries) {
         this.store = store;
         this.authorizer = authorizer;
         this.sender = sender;
         this.config = config;
-        this.budget = budget;
-        this.deliveries = deliveries != null ? deliveries
-                : (id, rules) -> new PushSubscriber(hub, sender, config.queueCapacity(), budget, rules);
+        this.budget = new PushBudget(config.totalMaxBytes());
+        this.deliveries = deliveries.apply(budget);
         authorizer.onAuthorizationChange(this::recomputeSources);
     }
 
     /** Registers every stored subscription for delivery; a stored one that no longer validates is skipped. */
     public int load() {
         synchronized (lock) {
-            for (SubscriptionStore.StoredSubscription stored : store.loadSubscriptions()) {
-                register(stored);
-            }
+            store.loadSubscriptions().forEach(this::register);
             LOG.info("{} push subscriptions loaded", byId.size());
             if (budget.subscriptionsOverBudget()) {
                 LOG.warn("the stored push subscriptions take {} bytes of heap, more than half of push.total-max-bytes"

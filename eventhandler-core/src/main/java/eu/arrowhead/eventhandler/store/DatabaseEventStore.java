@@ -210,6 +210,16 @@ public final class DatabaseEventStore implements EventStore, AuthorizationStore 
     }
 
     @Override
+    public Map<Long, Long> loadCursors() {
+        return database.cursors();
+    }
+
+    @Override
+    public void saveCursors(Map<Long, Long> acknowledged) {
+        database.saveCursors(acknowledged);
+    }
+
+    @Override
     public AuthorizationStore authorizationAnswers() {
         return this;
     }

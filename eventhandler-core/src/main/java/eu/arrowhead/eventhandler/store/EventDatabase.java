@@ -213,6 +213,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                     .addAnnotatedClass(SubscriptionRecord.class)
                     .addAnnotatedClass(MissingRangeRecord.class)
                     .addAnnotatedClass(AnswerRecord.class)
+                    .addAnnotatedClass(CursorRecord.class)
                     .buildMetadata()
                     .buildSessionFactory();
         } catch (RuntimeException e) {
@@ -481,9 +482,33 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         upkeep(() -> sessions.fromTransaction(session -> session.merge(new SubscriptionRecord(subscription))));
     }
 
+    /** Deletes a push subscription and its cursor, in one transaction. */
     void deleteSubscription(long id) {
         upkeep(() -> sessions.fromTransaction(session -> session.createMutationQuery(
-                "delete from SubscriptionRecord s where s.id = :id").setParameter("id", id).executeUpdate()));
+                "delete from CursorRecord c where c.subscriptionId = :id").setParameter("id", id).executeUpdate()
+                + session.createMutationQuery("delete from SubscriptionRecord s where s.id = :id")
+                .setParameter("id", id).executeUpdate()));
+    }
+
+    /**
+     * Every push subscription's cursor: its id to the last event id its subscriber acknowledged. A cursor saved
+     * as its subscription was deleted is left out, so that a later subscription given the same id starts anew.
+     */
+    Map<Long, Long> cursors() {
+        Map<Long, Long> cursors = new HashMap<>();
+        upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                "from CursorRecord c where c.subscriptionId in (select s.id from SubscriptionRecord s)",
+                CursorRecord.class).getResultList()))
+                .forEach(row -> cursors.put(row.subscriptionId(), row.acknowledgedId()));
+        return cursors;
+    }
+
+    /** Inserts or moves push cursors, in one transaction. */
+    void saveCursors(Map<Long, Long> acknowledged) {
+        upkeep(() -> sessions.fromStatelessTransaction(session -> {
+            acknowledged.forEach((id, acknowledgedId) -> session.upsert(new CursorRecord(id, acknowledgedId)));
+            return null;
+        }));
     }
 
     List<AuthorizationStore.StoredAnswer> answers() {

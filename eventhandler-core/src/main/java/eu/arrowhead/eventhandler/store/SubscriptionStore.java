@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.store;
 
 import java.util.List;
+import java.util.Map;
 
 /**
  * Where push subscriptions are kept across restarts: the event store's database, or nowhere when
@@ -30,8 +31,20 @@ public interface SubscriptionStore {
     /** Inserts the subscription, or replaces the one with its id. */
     void saveSubscription(StoredSubscription subscription);
 
-    /** Deletes the subscription with this id, if there is one. */
+    /** Deletes the subscription with this id, if there is one, and its cursor. */
     void deleteSubscription(long id);
+
+    /**
+     * The push subscriptions' cursors in the event log, by subscription id: the last event id each subscriber
+     * acknowledged. Empty where nothing is kept, and in cluster mode, whose cursors live in the stream.
+     */
+    default Map<Long, Long> loadCursors() {
+        return Map.of();
+    }
+
+    /** Inserts or moves the cursors of these subscriptions (subscription id to acknowledged id), in one go. */
+    default void saveCursors(Map<Long, Long> acknowledged) {
+    }
 
     /**
      * The id of a new subscription. One store per server: after the last id it knows. A store shared by the nodes

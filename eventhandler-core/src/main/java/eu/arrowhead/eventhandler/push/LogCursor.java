@@ -1,0 +1,379 @@
+package eu.arrowhead.eventhandler.push;
+
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
+import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.Publication;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import eu.arrowhead.eventhandler.topic.Replay;
+import eu.arrowhead.eventhandler.topic.Subscriber;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * Single-node mode's delivery of one push subscription with an event store: a cursor in the event log, the last id
+ * its subscriber acknowledged, kept in the database ({@link LogCursors} saves it). The cursor's behaviour is cluster
+ * mode's {@code PushCursor}'s: one POST in flight, in id order, a failed POST tried again with a pause that doubles
+ * from {@code push.retry-initial-millis} to {@code push.retry-max-millis} for as long as it takes. So a subscriber
+ * that is down misses nothing the log still holds, and its backlog is the log, not memory.
+ *
+ * <p>Two ways in. While the subscriber keeps up, the cursor is a subscriber of the hub and takes its events from
+ * memory, under the hub's lock, into a small buffer ({@link PushBudget}'s rule): the live path reads no database.
+ * Once an event does not fit (the subscriber is slow or down), or a POST fails, the cursor is <em>behind</em>: it
+ * lets the hub's events go (the log has them) and, once its buffer is sent, reads the log a page at a time on
+ * {@link LogCursors}' reader thread, until a page reaches the last event the hub offered; then it takes events from
+ * memory again. A subscriber that is failing holds only the event being tried.
+ *
+ * <p>What the log no longer holds when the cursor gets there (retention deleted it, or it was lost) is counted
+ * for the subscription and logged once per hole. A subscription moved to another event type goes on from that
+ * type's newest event, like cluster mode's new cursor.
+ *
+ * <p>Lock order: the hub's lock, then this; never the other way round.
+ */
+final class LogCursor implements Subscriber, PushDelivery, PushQueue {
+    private final long subscriptionId;
+    private final Hub hub;
+    private final LogCursors cursors;
+    private final PushSender sender;
+    private final Runnable startSending;
+    private volatile PushRules rules;
+    /** Where it goes on from after a restart; -1 for a new subscription. Guarded by this, as are the fields below. */
+    private long resumeAfter;
+    private final Set<String> topics = new HashSet<>(2);
+    /** The buffer of events from memory or from a page, and the one in flight. */
+    private final HeldEvents held;
+    /** The last id the subscriber acknowledged, or that needed no POST: the cursor. */
+    private long acknowledged;
+    /** The cursor's value the database has. */
+    private long saved;
+    /** Every event up to this id that the subscription gets is acknowledged, in flight or in the buffer. */
+    private long heldUpTo;
+    /** The last id the hub offered. Those after {@link #heldUpTo} are read from the log. */
+    private long offeredUpTo;
+    /** The log holds events for the subscriber after {@link #heldUpTo} that memory does not. */
+    private boolean behind = true;
+    private boolean following;
+    private boolean sending;
+    private boolean reading;
+    /** Moves to another topic: a page read before one is not used. */
+    private int moves;
+    private int failedInARow;
+    private boolean closed;
+    private boolean stopping;
+
+    /** @param resumeAfter the cursor as the database kept it, or -1 for a subscription that has none yet */
+    LogCursor(long subscriptionId, Hub hub, LogCursors cursors, PushSender sender, PushBudget budget,
+              PushRules rules, long resumeAfter) {
+        this.subscriptionId = subscriptionId;
+        this.hub = hub;
+        this.cursors = cursors;
+        this.sender = sender;
+        this.held = new HeldEvents(budget);
+        this.rules = rules;
+        this.resumeAfter = resumeAfter;
+        this.saved = resumeAfter;
+        this.startSending = () -> sender.start(this);
+    }
+
+    long subscriptionId() {
+        return subscriptionId;
+    }
+
+    /**
+     * Receives the topic's events from now on. The first topic: from the kept cursor, or, for a new subscription,
+     * from the newest event (saved at once, so that a crash right after it loses nothing); the events in between
+     * come from the log. Another topic (the subscription moved): from that topic's newest event.
+     *
+     * @throws eu.arrowhead.eventhandler.protocol.UnavailableException if a new cursor cannot be saved
+     */
+    @Override
+    public void follow(String topicKey) {
+        // Outside this monitor: the hub's lock comes first. Offers that arrive before the cursor knows where it
+        // is are left to the log (it starts behind).
+        Replay live = hub.subscribe(Set.of(topicKey), this, OptionalLong.empty());
+        long newest = live.liveAfterId();
+        long start;
+        boolean save;
+        synchronized (this) {
+            save = resumeAfter < 0;
+            start = following ? newest : Math.min(save ? newest : resumeAfter, newest);
+            if (following) {
+                moves++;
+                releaseBuffer();
+            }
+            following = true;
+            resumeAfter = start;
+            topics.add(topicKey);
+            acknowledged = Math.max(acknowledged, start);
+            heldUpTo = Math.max(heldUpTo, start);
+            offeredUpTo = Math.max(offeredUpTo, newest);
+            behind = offeredUpTo > heldUpTo;
+        }
+        if (save) {
+            try {
+                cursors.saveNow(this, start);
+            } catch (RuntimeException e) {
+                hub.unsubscribe(Set.of(topicKey), this);
+                cursors.forget(this);
+                throw e;
+            }
+        }
+        catchUpIfIdle();
+    }
+
+    @Override
+    public void unfollow(String topicKey) {
+        hub.unsubscribe(Set.of(topicKey), this);
+        synchronized (this) {
+            topics.remove(topicKey);
+        }
+    }
+
+    @Override
+    public void rules(PushRules changed) {
+        rules = changed;
+    }
+
+    @Override
+    public PushRules rules() {
+        return rules;
+    }
+
+    @Override
+    public SubscriberFilter filter() {
+        return rules.filter();
+    }
+
+    @Override
+    public void offer(PublishedEvent event, Publication publication) {
+        if (!rules.inWindow(event.timeStampMillis())) {
+            return;
+        }
+        PushBody body = sender.bodyFor(event);
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            offeredUpTo = event.id();
+            if (behind || failedInARow > 0 || !held.admits(body)) {
+                // The log has it: read once the subscriber takes events again.
+                behind = true;
+                return;
+            }
+            held.add(body);
+            heldUpTo = event.id();
+            if (sending || reading) {
+                return;
+            }
+            sending = true;
+        }
+        // Waking a sender takes the executor's lock: not while every other publisher waits for the hub.
+        publication.afterHubLock(startSending);
+    }
+
+    @Override
+    public synchronized PushBody next() {
+        PushBody done = held.inFlight();
+        if (done != null && !stopping) {
+            // Delivered, or it needs no POST (its publisher is no longer allowed, or it cannot be encoded).
+            acknowledged = Math.max(acknowledged, done.id());
+        }
+        if (closed || stopping) {
+            held.sent();
+            sending = false;
+            return null;
+        }
+        PushBody next = held.next();
+        if (next != null) {
+            return next;
+        }
+        sending = false;
+        if (!behind) {
+            acknowledged = Math.max(acknowledged, heldUpTo);
+        } else if (!reading) {
+            reading = true;
+            cursors.read(this);
+        }
+        return null;
+    }
+
+    /** A page read is due and none is under way: the buffer is empty and nothing is being sent. */
+    private void catchUpIfIdle() {
+        synchronized (this) {
+            if (!behind || sending || reading || closed || stopping) {
+                return;
+            }
+            reading = true;
+        }
+        cursors.read(this);
+    }
+
+    /**
+     * Reads the next page of what the subscriber has not got from the log and starts sending it; on the reader
+     * thread, and only while the buffer is empty and nothing is in flight.
+     *
+     * @return whether it read (false: the log cannot be read now, or the heap budget had no room for one more
+     *         event; {@link LogCursors} tries again later)
+     */
+    boolean readPage(int maxEvents) {
+        long after;
+        long upTo;
+        int movesBefore;
+        Set<String> from;
+        PushRules current = rules;
+        synchronized (this) {
+            if (closed || stopping || topics.isEmpty()) {
+                // Unfollowed all (being removed): nothing to read until it follows a topic again.
+                reading = false;
+                return true;
+            }
+            after = heldUpTo;
+            upTo = offeredUpTo;
+            movesBefore = moves;
+            from = Set.copyOf(topics);
+        }
+        // At once, rather than after the store's timeout, while the store's writer finds the database down.
+        cursors.log().requireReadable(after, upTo);
+        LogPage page = cursors.log().read(after, upTo, from, current.filter(), maxEvents);
+        List<PushBody> bodies = new ArrayList<>(page.events().size());
+        for (PublishedEvent event : page.events()) {
+            if (current.inWindow(event.timeStampMillis())) {
+                bodies.add(new PushBody(event));
+            }
+        }
+        long through = page.complete() ? upTo : page.lastReadId();
+        boolean start;
+        boolean blocked;
+        List<ReplayGap> passed = new ArrayList<>(page.gaps().size());
+        synchronized (this) {
+            if (closed || stopping) {
+                reading = false;
+                return true;
+            }
+            if (moves != movesBefore) {
+                // Moved to another topic while it read: read again from where the move put it.
+                cursors.read(this);
+                return true;
+            }
+            for (PushBody body : bodies) {
+                if (!held.admits(body)) {
+                    through = body.id() - 1;
+                    break;
+                }
+                held.add(body);
+            }
+            for (ReplayGap gap : page.gaps()) {
+                // Only the part passed: a page cut short by the budget is read again from where it stopped.
+                if (gap.requestedAfterId() < through) {
+                    passed.add(new ReplayGap(gap.requestedAfterId(), Math.min(gap.resumedAfterId(), through)));
+                }
+            }
+            boolean advanced = through > heldUpTo;
+            heldUpTo = Math.max(heldUpTo, through);
+            behind = offeredUpTo > heldUpTo;
+            start = held.waiting() > 0;
+            blocked = false;
+            if (start) {
+                reading = false;
+                sending = true;
+            } else if (!behind) {
+                reading = false;
+                acknowledged = Math.max(acknowledged, heldUpTo);
+            } else if (advanced) {
+                // A page of events that the subscription does not get: on to the next.
+                cursors.read(this);
+            } else {
+                blocked = true;
+            }
+        }
+        passed.forEach(gap -> cursors.lost(this, gap));
+        if (start) {
+            sender.start(this);
+        }
+        return !blocked;
+    }
+
+    /** Lets the buffer go (the log has it); the body in flight stays. */
+    private void releaseBuffer() {
+        if (held.waiting() == 0) {
+            return;
+        }
+        held.dropWaiting();
+        PushBody inFlight = held.inFlight();
+        heldUpTo = inFlight != null ? inFlight.id() : acknowledged;
+        behind = offeredUpTo > heldUpTo;
+    }
+
+    /** A subscriber that starts failing holds only the event being tried: the rest is read again when it is back. */
+    @Override
+    public synchronized boolean failedOnce() {
+        if (failedInARow++ > 0) {
+            return false;
+        }
+        releaseBuffer();
+        return true;
+    }
+
+    @Override
+    public synchronized int succeeded() {
+        PushBody delivered = held.inFlight();
+        if (delivered != null) {
+            acknowledged = Math.max(acknowledged, delivered.id());
+        }
+        int failures = failedInARow;
+        failedInARow = 0;
+        return failures;
+    }
+
+    @Override
+    public synchronized boolean closed() {
+        return closed || stopping;
+    }
+
+    @Override
+    public boolean durable() {
+        return true;
+    }
+
+    @Override
+    public synchronized int queued() {
+        return held.waiting();
+    }
+
+    /**
+     * The cursor to save, if it moved since the last save.
+     *
+     * @return the acknowledged id, or -1 if the database has it already
+     */
+    synchronized long unsaved() {
+        return following && acknowledged != saved ? acknowledged : -1;
+    }
+
+    /** The database has {@code cursor} now. */
+    synchronized void saved(long cursor) {
+        saved = Math.max(saved, cursor);
+    }
+
+    /** The server stops: no more is sent or read; the cursor stays where the subscriber's acknowledgements put it. */
+    @Override
+    public synchronized void stop() {
+        stopping = true;
+    }
+
+    /** The subscription is gone: what it holds is let go, and its cursor with it. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            held.clear();
+        }
+        cursors.forget(this);
+    }
+}

@@ -1,0 +1,226 @@
+package eu.arrowhead.eventhandler.push;
+
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.config.PushConfig;
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.topic.Hub;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Single-node mode's push subscriptions with an event store: each is a {@link LogCursor} in the log. This keeps
+ * them all, reads the log for those catching up, and keeps their cursors in the database.
+ *
+ * <p>One thread ({@code eh-push-log}) reads every catching-up cursor's pages, one page at a time, so the pages in
+ * memory being read are one at a time whatever the number of subscribers; a read the store refuses now, or whose
+ * events the heap budget has no room for, is tried again after the retry pause. The same thread saves the cursors
+ * that moved, once a second, in one transaction: the POST path never waits for a commit. A new cursor is saved
+ * before its subscription is answered. So a crash makes a subscriber get again at most what it acknowledged in
+ * the last second (and a POST whose answer was not yet in), never fewer.
+ */
+public final class LogCursors implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LogCursors.class);
+    /**
+     * Events a catching-up cursor reads at once (less if {@code store.replay-page-events} is less): a page is read
+     * only once the last one is sent, so a larger one buys nothing but heap.
+     */
+    private static final int PAGE_EVENTS = 1_000;
+    private static final Duration SAVE_EVERY = Duration.ofSeconds(1);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
+    private final Hub hub;
+    private final EventStore store;
+    private final PushSender sender;
+    private final PushConfig config;
+    private final int pageEvents;
+    private final ScheduledThreadPoolExecutor thread;
+    /** The cursors the database had at start, by subscription; each is taken by its subscription as it loads. */
+    private final Map<Long, Long> kept;
+    private final Map<Long, LogCursor> cursors = new ConcurrentHashMap<>();
+    private final Map<Long, LongAdder> skipped = new ConcurrentHashMap<>();
+    /** Only the saving thread uses it: whether the last save failed, said once per outage. */
+    private boolean saveFailing;
+
+    private LogCursors(Hub hub, EventStore store, PushSender sender, PushConfig config, int pageEvents,
+                       Map<Long, Long> kept) {
+        this.hub = hub;
+        this.store = store;
+        this.sender = sender;
+        this.config = config;
+        this.pageEvents = Math.min(PAGE_EVENTS, pageEvents);
+        this.kept = new ConcurrentHashMap<>(kept);
+        this.thread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemons("eh-push-log"));
+        thread.setRemoveOnCancelPolicy(true);
+        thread.scheduleWithFixedDelay(this::saveMoved, SAVE_EVERY.toMillis(), SAVE_EVERY.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Reads the cursors the store keeps and starts saving them.
+     *
+     * @param pageEvents {@code store.replay-page-events}: the most events one read of the log returns
+     */
+    public static LogCursors open(Hub hub, EventStore store, PushSender sender, PushConfig config, int pageEvents) {
+        return new LogCursors(hub, store, sender, config, pageEvents, store.loadCursors());
+    }
+
+    /** The subscriptions, each delivered from its cursor. */
+    public PushSubscriptions subscriptions(Authorizer authorizer) {
+        return new PushSubscriptions(store, authorizer, sender, config, budget -> (id, rules) -> {
+            Long resumeAfter = kept.remove(id);
+            LogCursor cursor = new LogCursor(id, hub, this, sender, budget, rules,
+                    resumeAfter == null ? -1 : resumeAfter);
+            cursors.put(id, cursor);
+            return cursor;
+        });
+    }
+
+    EventJournal log() {
+        return store;
+    }
+
+    /** Reads the cursor's next page on this thread. */
+    void read(LogCursor cursor) {
+        readAfter(cursor, 0, Duration.ZERO);
+    }
+
+    private void readAfter(LogCursor cursor, int attempt, Duration pause) {
+        try {
+            thread.schedule(() -> readPage(cursor, attempt), pause.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            // Stopping: the cursor stays where it is in the database.
+        }
+    }
+
+    private void readPage(LogCursor cursor, int attempt) {
+        String why;
+        try {
+            if (cursor.readPage(pageEvents)) {
+                return;
+            }
+            why = "the push queues hold their share of push.total-max-bytes";
+        } catch (UnavailableException e) {
+            why = e.getMessage();
+        } catch (RuntimeException e) {
+            LOG.error("reading the event log for push subscription {} failed; it is tried again",
+                    cursor.subscriptionId(), e);
+            why = e.toString();
+        }
+        LOG.debug("push subscription {} cannot read the event log now ({}); read again in {}",
+                cursor.subscriptionId(), why, config.backoff(attempt));
+        readAfter(cursor, attempt + 1, config.backoff(attempt));
+    }
+
+    /**
+     * Saves a new cursor at once: the subscription is answered only once the database knows where it starts.
+     *
+     * @throws UnavailableException if the database cannot take it now
+     */
+    void saveNow(LogCursor cursor, long acknowledged) {
+        try {
+            store.saveCursors(Map.of(cursor.subscriptionId(), acknowledged));
+        } catch (RuntimeException e) {
+            LOG.warn("the event store cannot keep push subscription {}'s cursor: {}", cursor.subscriptionId(),
+                    e.toString());
+            throw new UnavailableException("the event store cannot be written now; try again");
+        }
+        cursor.saved(acknowledged);
+    }
+
+    /** Saves the cursors that moved since the last save, in one transaction. */
+    private void saveMoved() {
+        Map<LogCursor, Long> moved = new HashMap<>();
+        for (LogCursor cursor : cursors.values()) {
+            long acknowledged = cursor.unsaved();
+            if (acknowledged >= 0) {
+                moved.put(cursor, acknowledged);
+            }
+        }
+        if (moved.isEmpty()) {
+            return;
+        }
+        Map<Long, Long> rows = new HashMap<>();
+        moved.forEach((cursor, acknowledged) -> rows.put(cursor.subscriptionId(), acknowledged));
+        try {
+            store.saveCursors(rows);
+        } catch (RuntimeException e) {
+            if (!saveFailing) {
+                saveFailing = true;
+                LOG.warn("the push subscriptions' cursors cannot be saved now ({}); tried again every second. Until"
+                        + " then a crash would make their subscribers get again what they acknowledged since",
+                        e.toString());
+            }
+            return;
+        }
+        if (saveFailing) {
+            saveFailing = false;
+            LOG.info("the push subscriptions' cursors are saved again");
+        }
+        moved.forEach(LogCursor::saved);
+    }
+
+    /**
+     * The cursor passed ids the log no longer holds: at most that many of the subscription's events were never
+     * POSTed. Counted, and said once for each such hole.
+     */
+    void lost(LogCursor cursor, ReplayGap gap) {
+        long ids = gap.resumedAfterId() - gap.requestedAfterId();
+        skipped.computeIfAbsent(cursor.subscriptionId(), id -> new LongAdder()).add(ids);
+        LOG.warn("push subscription {} to {}: the event log no longer held ids {}-{} when its cursor got there"
+                        + " (retention deleted them, or they were lost), so up to {} of its events were never POSTed"
+                        + " (eventhandler_push_cursor_skipped_ids_total)", cursor.subscriptionId(), cursor.target(),
+                gap.requestedAfterId() + 1, gap.resumedAfterId(), ids);
+    }
+
+    /** The subscription is gone. (The store deletes its cursor with it.) */
+    void forget(LogCursor cursor) {
+        cursors.remove(cursor.subscriptionId(), cursor);
+        skipped.remove(cursor.subscriptionId());
+    }
+
+    /** Ids of the log's holes each subscription's cursor passed, by subscription id. */
+    public Map<Long, Long> skippedIds() {
+        Map<Long, Long> counts = new HashMap<>();
+        skipped.forEach((id, count) -> counts.put(id, count.sum()));
+        return counts;
+    }
+
+    /**
+     * The server stops: no cursor starts another POST or read. The POSTs under way end on their own
+     * ({@link PushSender#awaitIdle}); whatever was not acknowledged is sent after the next start.
+     */
+    public void stop() {
+        cursors.values().forEach(LogCursor::stop);
+    }
+
+    /**
+     * Saves every cursor as it is now and stops this thread; before the store closes. A read under way is waited
+     * for (never interrupted: it may be inside the database) up to 5 s.
+     */
+    @Override
+    public void close() {
+        stop();
+        thread.shutdown();
+        thread.getQueue().clear();
+        try {
+            if (!thread.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warn("a read of the event log for a push subscription did not end within {} s", STOP_WAIT.toSeconds());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        saveMoved();
+    }
+}
