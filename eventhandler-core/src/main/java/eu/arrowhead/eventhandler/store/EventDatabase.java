@@ -17,9 +17,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -505,8 +507,23 @@ final class EventDatabase implements BatchSink, AutoCloseable {
 
     /** Inserts or moves push cursors, in one transaction. */
     void saveCursors(Map<Long, Long> acknowledged) {
+        if (acknowledged.isEmpty()) {
+            return;
+        }
         upkeep(() -> sessions.fromStatelessTransaction(session -> {
-            acknowledged.forEach((id, acknowledgedId) -> session.upsert(new CursorRecord(id, acknowledgedId)));
+            // Not StatelessSession.upsert: Hibernate's MySQL dialect writes it with MySQL 8's row alias
+            // ("values (?,?) as tr on duplicate key update"), which MariaDB refuses as a syntax error.
+            Set<Long> stored = new HashSet<>(session.createSelectionQuery(
+                    "select c.subscriptionId from CursorRecord c where c.subscriptionId in :ids", Long.class)
+                    .setParameterList("ids", acknowledged.keySet()).getResultList());
+            acknowledged.forEach((id, acknowledgedId) -> {
+                CursorRecord row = new CursorRecord(id, acknowledgedId);
+                if (stored.contains(id)) {
+                    session.update(row);
+                } else {
+                    session.insert(row);
+                }
+            });
             return null;
         }));
     }
