@@ -112,8 +112,8 @@ class ConfigTest {
         "store.mode=off,store.query-max-events=5              | store.query-max-events is set, but",
         "store.retention-seconds=0,store.retention-events=0,store.retention-check-seconds=5"
                 + " | store.retention-check-seconds is set, but it cannot take effect: store.retention-seconds and store.retention-events are both 0",
-        "push.max-retries=0,push.retry-initial-millis=50      | push.retry-initial-millis is set, but it cannot take effect: push.max-retries is 0",
-        "push.max-retries=0,push.retry-max-millis=50          | push.retry-max-millis is set, but",
+        "store.mode=off,push.max-retries=0,push.retry-initial-millis=50 | push.retry-initial-millis is set, but it cannot take effect: push.max-retries is 0",
+        "store.mode=off,push.max-retries=0,push.retry-max-millis=50     | push.retry-max-millis is set, but",
         "push.retry-initial-millis=9000                       | push.retry-initial-millis (9000) is longer than push.retry-max-millis (5000)",
         "publish.max-request-bytes=1000                       | publish.max-payload-bytes (65536) is larger than publish.max-request-bytes (1000)",
     })
@@ -139,6 +139,8 @@ class ConfigTest {
                 "server.ssl.key-store-password", "secret", "security.acl-file", "acl.txt",
                 "security.authorization.enabled", "true"));
         ConfigLoader.withOverrides(Map.of("store.mode", "off"));
+        // With an event store the cursors retry with these pauses, whatever push.max-retries says.
+        ConfigLoader.withOverrides(Map.of("push.max-retries", "0", "push.retry-max-millis", "60000"));
         // The packed default is not "set", whatever source repeats it.
         ConfigLoader.load(new String[] {"--server.ssl.key-store=config/certificates/eventhandler.p12"},
                 Map.of("EH_SECURITY_ACL_FILE", " "));

@@ -94,8 +94,11 @@ final class IneffectiveSettings {
             }
         }
         PushConfig push = config.push();
-        if (push.maxRetries() == 0) {
-            refuseAny(set, RETRY_KEYS, "push.max-retries is 0: a failed POST is not retried");
+        // Only a queue in memory gives up after push.max-retries; a cursor (in the log or the cluster's stream)
+        // always retries with these pauses.
+        boolean queueInMemory = !config.cluster().enabled() && config.storeMode() == EventHandlerConfig.StoreMode.OFF;
+        if (queueInMemory && push.maxRetries() == 0) {
+            refuseAny(set, RETRY_KEYS, "push.max-retries is 0 and store.mode is off: a failed POST is not retried");
         } else if (push.retryInitialBackoff().compareTo(push.retryMaxBackoff()) > 0) {
             throw new ConfigException("push.retry-initial-millis (" + push.retryInitialBackoff().toMillis()
                     + ") is longer than push.retry-max-millis (" + push.retryMaxBackoff().toMillis() + "), the"
@@ -111,8 +114,9 @@ final class IneffectiveSettings {
     /** What replaces a push subscription's queue in memory when there is a log: its cursor there. */
     private static String cursorDelivery(String log, String retention) {
         return "a push subscription is delivered from its own cursor in " + log + ", a failed POST tried again with"
-                + " pauses from push.retry-initial-millis to push.retry-max-millis for as long as the log holds the"
-                + " event (" + retention + "), and what push holds in memory is bounded by push.total-max-bytes";
+                + " pauses from push.retry-initial-millis to push.retry-max-millis until its subscriber takes it,"
+                + " the events behind it for as long as the log holds them (" + retention + "), and what push"
+                + " holds in memory is bounded by push.total-max-bytes";
     }
 
     private static void refuseAny(Set<String> set, List<String> keys, String why) {
