@@ -157,7 +157,8 @@ public final class EventHandlerServer implements AutoCloseable {
             PublisherAuthorization publishers = PublisherAuthorization.connect(rules, config.security(),
                     tls == null ? null : tls.context(), backend.authorizationAnswers());
             parts.add("Authorization system client", publishers::close);
-            backend.shareAuthorizationUpdates(publishers);
+            // Stops first: no other node's update may reach the client while it closes.
+            parts.add("authorization updates from other nodes", backend.shareAuthorizationUpdates(publishers)::run);
             authorizer = publishers;
         }
         Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(),

@@ -61,9 +61,9 @@ class FailedStartTest {
                 "arrowhead.service-registry.uri", "http://127.0.0.1:" + TestServer.freePort() + "/serviceregistry",
                 "arrowhead.service-registry.retry-seconds", "1", "arrowhead.service-registry.timeout-seconds", "1");
         List<String> parts = startAndStop(settings);
-        assertEquals(List.of("event log", "Authorization system client", "event store retention",
-                "event store readers", "push sender", "writers", "supervisor", "HTTP server", "workers",
-                "open streams and requests", "Service Registry registration"), parts);
+        assertEquals(List.of("event log", "Authorization system client", "authorization updates from other nodes",
+                "event store retention", "event store readers", "push sender", "writers", "supervisor", "HTTP server",
+                "workers", "open streams and requests", "Service Registry registration"), parts);
         failAfterEach(parts, settings);
     }
 

@@ -163,9 +163,14 @@ public final class ClusterNode implements AutoCloseable {
         subscriptions.watch(pushSubscriptions);
     }
 
-    /** Shares the authorization updates any node receives with every node ({@link SharedAuthorizationUpdates}). */
-    public void shareAuthorizationUpdates(PublisherAuthorization publishers) {
-        SharedAuthorizationUpdates.share(connection.nats(), config.stream(), connection.nodeName(), publishers);
+    /**
+     * Shares the authorization updates any node receives with every node ({@link SharedAuthorizationUpdates}).
+     *
+     * @return stops taking the other nodes' updates
+     */
+    public Runnable shareAuthorizationUpdates(PublisherAuthorization publishers) {
+        return SharedAuthorizationUpdates.share(connection.nats(), config.stream(), connection.nodeName(),
+                publishers);
     }
 
     /**

@@ -28,8 +28,10 @@ final class SharedAuthorizationUpdates {
      * dispatcher thread of its own (the checks take a while).
      *
      * @param stream the cluster's stream, whose nodes share the updates
+     * @return stops taking the other nodes' updates: before {@code publishers} closes, so that none reaches it
+     *         while it stops
      */
-    static void share(Connection nats, String stream, String nodeName, PublisherAuthorization publishers) {
+    static Runnable share(Connection nats, String stream, String nodeName, PublisherAuthorization publishers) {
         String subject = "_EH_AUTHUPDATE." + stream;
         byte[] sender = nodeName.getBytes(StandardCharsets.UTF_8);
         Dispatcher dispatcher = nats.createDispatcher(message -> {
@@ -41,6 +43,7 @@ final class SharedAuthorizationUpdates {
         });
         dispatcher.subscribe(subject);
         publishers.forwardUpdatesTo(() -> forward(nats, subject, sender));
+        return () -> nats.closeDispatcher(dispatcher);
     }
 
     private static void forward(Connection nats, String subject, byte[] sender) {

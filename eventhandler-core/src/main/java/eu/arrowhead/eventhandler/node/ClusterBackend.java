@@ -61,8 +61,8 @@ public final class ClusterBackend implements NodeBackend {
     }
 
     @Override
-    public void shareAuthorizationUpdates(PublisherAuthorization publishers) {
-        node.shareAuthorizationUpdates(publishers);
+    public Runnable shareAuthorizationUpdates(PublisherAuthorization publishers) {
+        return node.shareAuthorizationUpdates(publishers);
     }
 
     @Override

@@ -65,7 +65,9 @@ public final class LocalBackend implements NodeBackend {
 
     /** A single node has no other node to tell. */
     @Override
-    public void shareAuthorizationUpdates(PublisherAuthorization publishers) {
+    public Runnable shareAuthorizationUpdates(PublisherAuthorization publishers) {
+        return () -> {
+        };
     }
 
     @Override

@@ -42,8 +42,13 @@ public interface NodeBackend extends AutoCloseable {
     /** Where publishes go before they reach the hub; {@code null} when they go to the hub at once. */
     SharedStream stream();
 
-    /** Lets the authorization updates this node receives reach every node that shares its subscriptions. */
-    void shareAuthorizationUpdates(PublisherAuthorization publishers);
+    /**
+     * Lets the authorization updates this node receives reach every node that shares its subscriptions, and
+     * theirs reach {@code publishers}.
+     *
+     * @return stops taking the other nodes' updates; run before {@code publishers} closes
+     */
+    Runnable shareAuthorizationUpdates(PublisherAuthorization publishers);
 
     /**
      * The push subscriptions, kept in this backend's store and delivered its way, with the stored ones loaded.

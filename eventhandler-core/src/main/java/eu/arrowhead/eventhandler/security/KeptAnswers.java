@@ -66,6 +66,10 @@ final class KeptAnswers implements AutoCloseable {
     }
 
     private void write(Runnable work) {
+        if (store == AuthorizationStore.NONE) {
+            // Nothing to write (store.mode=off, cluster mode): no thread either.
+            return;
+        }
         try {
             writer.execute(() -> {
                 try {
