@@ -67,6 +67,11 @@ final class HeldEvents {
         sent();
     }
 
+    /** Whether it holds nothing, neither waiting nor in flight. */
+    boolean isEmpty() {
+        return waiting.isEmpty() && inFlight == null;
+    }
+
     int waiting() {
         return waiting.size();
     }

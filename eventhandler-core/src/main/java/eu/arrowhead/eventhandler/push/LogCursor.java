@@ -26,11 +26,13 @@ import java.util.Set;
  * Once an event does not fit (the subscriber is slow or down), or a POST fails, the cursor is <em>behind</em>: it
  * lets the hub's events go (the log has them) and, once its buffer is sent, reads the log a page at a time on
  * {@link LogCursors}' reader thread, until a page reaches the last event the hub offered; then it takes events from
- * memory again. A subscriber that is failing holds only the event being tried.
+ * memory again. A subscriber that is failing holds only the event being tried. A cursor holding nothing that is
+ * refused an event reads the log at once (no POST's end would), and takes a page's first event whatever the
+ * budget: an event larger than its share would otherwise stop it for good.
  *
  * <p>What the log no longer holds when the cursor gets there (retention deleted it, or it was lost) is counted
  * for the subscription and logged once per hole. A subscription moved to another event type goes on from that
- * type's newest event, like cluster mode's new cursor.
+ * type's newest event, like cluster mode's new cursor, once the store has the move ({@link #move}).
  *
  * <p>Lock order: the hub's lock, then this; never the other way round.
  */
@@ -40,6 +42,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     private final LogCursors cursors;
     private final PushSender sender;
     private final Runnable startSending;
+    private final Runnable readTheLog;
     private volatile PushRules rules;
     /** Where it goes on from after a restart; -1 for a new subscription. Guarded by this, as are the fields below. */
     private long resumeAfter;
@@ -59,6 +62,8 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     private boolean following;
     private boolean sending;
     private boolean reading;
+    /** A move to another topic waits for the store: every offer is left to the log, and no page is read. */
+    private boolean moving;
     /** Moves to another topic: a page read before one is not used. */
     private int moves;
     private int failedInARow;
@@ -77,6 +82,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
         this.resumeAfter = resumeAfter;
         this.saved = resumeAfter;
         this.startSending = () -> sender.start(this);
+        this.readTheLog = () -> cursors.read(this);
     }
 
     long subscriptionId() {
@@ -99,19 +105,15 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
         long start;
         boolean save;
         synchronized (this) {
+            topics.add(topicKey);
             save = resumeAfter < 0;
-            start = following ? newest : Math.min(save ? newest : resumeAfter, newest);
+            start = following || save ? newest : Math.min(resumeAfter, newest);
             if (following) {
                 moves++;
                 releaseBuffer();
             }
             following = true;
-            resumeAfter = start;
-            topics.add(topicKey);
-            acknowledged = Math.max(acknowledged, start);
-            heldUpTo = Math.max(heldUpTo, start);
-            offeredUpTo = Math.max(offeredUpTo, newest);
-            behind = offeredUpTo > heldUpTo;
+            startAt(start, newest);
         }
         if (save) {
             try {
@@ -123,6 +125,54 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
             }
         }
         catchUpIfIdle();
+    }
+
+    /**
+     * Moves only once the store has the move: one it refuses leaves the cursor where it was, its backlog with it.
+     * Until then the cursor takes nothing from either topic (the log has both): no event of the new topic is
+     * taken for the old one's, nor read from where the old one was.
+     */
+    @Override
+    public void move(String fromTopic, String toTopic, Runnable save) {
+        synchronized (this) {
+            moving = true;
+            behind = true;
+        }
+        long newest;
+        try {
+            newest = hub.subscribe(Set.of(toTopic), this, OptionalLong.empty()).liveAfterId();
+            try {
+                save.run();
+            } catch (RuntimeException e) {
+                hub.unsubscribe(Set.of(toTopic), this);
+                throw e;
+            }
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                moving = false;
+            }
+            catchUpIfIdle();
+            throw e;
+        }
+        hub.unsubscribe(Set.of(fromTopic), this);
+        synchronized (this) {
+            moving = false;
+            topics.remove(fromTopic);
+            topics.add(toTopic);
+            moves++;
+            releaseBuffer();
+            startAt(newest, newest);
+        }
+        catchUpIfIdle();
+    }
+
+    /** Goes on after {@code start}; {@code newest} is the hub's newest event. Under this. */
+    private void startAt(long start, long newest) {
+        resumeAfter = start;
+        acknowledged = Math.max(acknowledged, start);
+        heldUpTo = Math.max(heldUpTo, start);
+        offeredUpTo = Math.max(offeredUpTo, newest);
+        behind = offeredUpTo > heldUpTo;
     }
 
     @Override
@@ -154,6 +204,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
             return;
         }
         PushBody body = sender.bodyFor(event);
+        Runnable wake;
         synchronized (this) {
             if (closed) {
                 return;
@@ -162,17 +213,26 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
             if (behind || failedInARow > 0 || !held.admits(body)) {
                 // The log has it: read once the subscriber takes events again.
                 behind = true;
-                return;
+                if (sending || reading || stopping || moving || !following) {
+                    // The end of that POST or read, the move, or the follow reads the log next.
+                    return;
+                }
+                // Holding nothing, no POST's end would ever read it: read now.
+                reading = true;
+                wake = readTheLog;
+            } else {
+                held.add(body);
+                heldUpTo = event.id();
+                if (sending || reading) {
+                    return;
+                }
+                sending = true;
+                wake = startSending;
             }
-            held.add(body);
-            heldUpTo = event.id();
-            if (sending || reading) {
-                return;
-            }
-            sending = true;
         }
-        // Waking a sender takes the executor's lock: not while every other publisher waits for the hub.
-        publication.afterHubLock(startSending);
+        // Waking a sender or the log's reader takes an executor's lock: not while every other publisher waits
+        // for the hub.
+        publication.afterHubLock(wake);
     }
 
     @Override
@@ -204,7 +264,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     /** A page read is due and none is under way: the buffer is empty and nothing is being sent. */
     private void catchUpIfIdle() {
         synchronized (this) {
-            if (!behind || sending || reading || closed || stopping) {
+            if (!behind || sending || reading || closed || stopping || moving) {
                 return;
             }
             reading = true;
@@ -226,8 +286,9 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
         Set<String> from;
         PushRules current = rules;
         synchronized (this) {
-            if (closed || stopping || topics.isEmpty()) {
-                // Unfollowed all (being removed): nothing to read until it follows a topic again.
+            if (closed || stopping || moving || topics.isEmpty()) {
+                // Unfollowed all (being removed): nothing to read until it follows a topic again. Moving: the
+                // move's end reads.
                 reading = false;
                 return true;
             }
@@ -260,7 +321,9 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
                 return true;
             }
             for (PushBody body : bodies) {
-                if (!held.admits(body)) {
+                // A page always has its first event: held back while nothing else is held, one larger than the
+                // subscription's share would be read again for ever.
+                if (!held.admits(body) && !held.isEmpty()) {
                     through = body.id() - 1;
                     break;
                 }

@@ -207,20 +207,30 @@ public final class LogCursors implements AutoCloseable {
 
     /**
      * Saves every cursor as it is now and stops this thread; before the store closes. A read under way is waited
-     * for (never interrupted: it may be inside the database) up to 5 s.
+     * for (never interrupted: it may be inside the database) up to 5 s. A stop that was interrupted before (the
+     * interrupt is kept for the parts stopped after) still waits and saves: the interrupt is set again after.
      */
     @Override
     public void close() {
         stop();
         thread.shutdown();
         thread.getQueue().clear();
+        // Else the wait ends at once and the save fails at once (the store's wait for a connection refuses an
+        // interrupted thread): up to a second of acknowledged events would be sent again after the restart.
+        boolean interrupted = Thread.interrupted();
         try {
             if (!thread.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
                 LOG.warn("a read of the event log for a push subscription did not end within {} s", STOP_WAIT.toSeconds());
             }
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            interrupted = true;
         }
-        saveMoved();
+        try {
+            saveMoved();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

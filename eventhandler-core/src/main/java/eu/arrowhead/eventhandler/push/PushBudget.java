@@ -20,7 +20,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * other half (that half divided among the subscriptions) takes no more: a cursor in the event log
  * ({@link LogCursor}) reads the rest from the log later, a queue in memory ({@link PushSubscriber}) loses its
  * oldest events instead, counted as dropped. A subscriber that keeps up is not touched, unless one event alone
- * is larger than its share while the queues are under pressure; and the queues never hold more than their half.
+ * is larger than its share while the queues are under pressure; and the queues never hold more than their half,
+ * but for one exception: a cursor that holds nothing takes the next event of the log whatever its size, or one
+ * larger than the share could never be delivered (so at most one event per subscription more).
  */
 final class PushBudget {
     /** A subscription's objects besides its strings and collections: entry, subscriber, queue, rules, URI. */

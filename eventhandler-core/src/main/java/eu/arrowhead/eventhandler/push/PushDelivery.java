@@ -12,6 +12,23 @@ public interface PushDelivery {
     /** Starts receiving the events of a topic (the subscription's event type, or a new one it moved to). */
     void follow(String topicKey);
 
+    /**
+     * Moves to another topic (the subscription's event type changed); {@code save} keeps the move in the store,
+     * and what it throws is thrown on. This default follows the new topic, saves, and leaves the old one; a failed
+     * save only unfollows the new topic again, which undoes nothing a {@link #follow} changed in the delivery's
+     * position (a cursor in the log overrides it to move only once the save succeeded).
+     */
+    default void move(String fromTopic, String toTopic, Runnable save) {
+        follow(toTopic);
+        try {
+            save.run();
+        } catch (RuntimeException e) {
+            unfollow(toTopic);
+            throw e;
+        }
+        unfollow(fromTopic);
+    }
+
     /** Stops receiving the events of a topic it followed. */
     void unfollow(String topicKey);
 

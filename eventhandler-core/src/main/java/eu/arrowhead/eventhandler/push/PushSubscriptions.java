@@ -434,24 +434,15 @@ public final class PushSubscriptions {
         }
         try {
             if (moved) {
-                entry.subscriber.follow(changed.topicKey());
-            }
-            try {
+                entry.subscriber.move(old.topicKey(), changed.topicKey(), () -> save(changed, json));
+            } else {
                 save(changed, json);
-            } catch (RuntimeException e) {
-                if (moved) {
-                    entry.subscriber.unfollow(changed.topicKey());
-                }
-                throw e;
             }
         } catch (RuntimeException e) {
             budget.resizeSubscription(cost, entry.heapCost);
             throw e;
         }
         entry.heapCost = cost;
-        if (moved) {
-            entry.subscriber.unfollow(old.topicKey());
-        }
         changeTo(entry, changed, sources);
         return entry.response();
     }

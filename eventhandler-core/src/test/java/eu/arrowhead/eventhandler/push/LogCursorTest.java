@@ -105,6 +105,54 @@ class LogCursorTest {
         }
     }
 
+    /**
+     * An event larger than the subscription's share of the queues (here over a quarter of push.total-max-bytes)
+     * is refused from memory while the cursor holds nothing: it is read from the log, alone, and delivered, and
+     * the cursor goes on.
+     */
+    @Test
+    void anEventLargerThanTheSubscriptionsShareIsDeliveredFromTheLog() throws Exception {
+        try (TestServer server = start("async", "push.total-max-bytes", "32768");
+             StandInSubscriber subscriber = StandInSubscriber.healthy()) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            server.publish("reading", "small1");
+            subscriber.awaitEvents(1);
+            String large = "x".repeat(10_000);
+            server.publish("reading", large);
+            server.publish("reading", "small2");
+            Await.until("every event at the subscriber", WAIT, () -> subscriber.bodies().size() >= 3);
+            assertEquals(List.of("small1", large, "small2"), subscriber.payloads());
+            Await.until("the queues hold nothing", WAIT, () -> server.metric("eventhandler_push_queued_bytes") == 0);
+        }
+    }
+
+    /**
+     * The budget refuses a live event to a cursor that holds nothing and sends nothing (another subscription's
+     * queue holds the rest of the pressure line): no POST's end will read the log for it, so the refusal does.
+     */
+    @Test
+    void aLiveEventRefusedWhileTheCursorHoldsNothingIsReadFromTheLog() throws Exception {
+        try (TestServer server = start("async", "push.total-max-bytes", "32768");
+             StandInSubscriber hanging = StandInSubscriber.hanging();
+             StandInSubscriber subscriber = StandInSubscriber.healthy()) {
+            PushDeliveryTest.subscribe(server, hanging.subscription("stuck", "bulk", ""));
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            for (int i = 0; i < 7; i++) {
+                server.publish("bulk", "b".repeat(1_000));
+            }
+            // Over a quarter of push.total-max-bytes with the next event, which is over this share (a quarter
+            // of it divided by two subscriptions).
+            Await.until("the hanging subscriber's queue holds its share", WAIT,
+                    () -> server.metric("eventhandler_push_queued_bytes") > 4_000);
+            String refused = "y".repeat(5_000);
+            server.publish("reading", refused);
+            server.publish("reading", "after");
+            hanging.release();
+            Await.until("both events at the subscriber", WAIT, () -> subscriber.bodies().size() >= 2);
+            assertEquals(List.of(refused, "after"), subscriber.payloads());
+        }
+    }
+
     @Test
     void theCursorOutlastsARestart() throws Exception {
         AtomicBoolean down = new AtomicBoolean(true);
