@@ -23,7 +23,6 @@ import eu.arrowhead.eventhandler.node.LocalBackend;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.StartedParts;
 import eu.arrowhead.eventhandler.publish.EventValidator;
-import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
 import eu.arrowhead.eventhandler.publish.PublishHandler;
 import eu.arrowhead.eventhandler.push.OwnEndpoint;
 import eu.arrowhead.eventhandler.push.PushSender;
@@ -162,7 +161,7 @@ public final class EventHandlerServer implements AutoCloseable {
             authorizer = publishers;
         }
         Hub hub = new Hub(config.maxTopics(), config.replayWindowEvents(), config.replayWindowBytes(),
-                config.replayTotalBytes(), backend.journal());
+                config.replayTotalBytes(), backend.log());
         BrokerMetrics metrics = new BrokerMetrics();
         StreamSupervisor supervisor = new StreamSupervisor(hub, config.subscriberLimits(), config.heartbeat(),
                 config.subscriberWriteTimeout(), metrics::disconnected);
@@ -204,6 +203,8 @@ public final class EventHandlerServer implements AutoCloseable {
         // Added after Grizzly, so that they end before it stops: Jersey's container, once shut down, answers a
         // request still running with a 500.
         parts.add("workers", databaseTasks.stop("workers", workers));
+        // The log hands its events to the hub before the first request can publish one.
+        backend.start(hub, supervisor);
         try {
             http.start();
         } catch (IOException e) {
@@ -217,7 +218,6 @@ public final class EventHandlerServer implements AutoCloseable {
                 pushSender, front, databaseTasks, parts);
         parts.add("open streams and requests", server::drain);
 
-        backend.start(hub, supervisor);
         ticker.scheduleAtFixedRate(guarded(supervisor::tick), 1, 1, TimeUnit.SECONDS);
         long sweep = Math.max(1, Math.min(60, config.topicIdle().toSeconds() / 4));
         ticker.scheduleAtFixedRate(guarded(() -> hub.removeIdleTopics(config.topicIdle())), sweep, sweep,
@@ -244,14 +244,10 @@ public final class EventHandlerServer implements AutoCloseable {
                                               ExecutorService writers, ExecutorService journalReaders,
                                               ExecutorService workers) {
         EventValidator validator = new EventValidator(config.maxPayloadBytes(), config.timestampTolerance());
-        PublisherWrites publisher = new PublisherWrites(hub, config.subscriberWriteMode(),
+        PublisherWrites publisher = new PublisherWrites(backend.log(), config.subscriberWriteMode(),
                 config.subscriberWriteTimeout().toNanos());
-        IdempotencyKeys idempotencyKeys = new IdempotencyKeys(config.idempotencyWindow(),
-                config.idempotencyMaxKeys(), System::nanoTime);
-        metrics.observe(idempotencyKeys);
-        PublishHandler publishes = new PublishHandler(publisher, backend.journal(),
-                validator, authorizer, config.maxBatchEvents(), config.storeSyncTimeout(),
-                metrics::publishHandled, idempotencyKeys, backend.stream());
+        PublishHandler publishes = new PublishHandler(publisher, backend.log(), validator, authorizer,
+                config.maxBatchEvents(), metrics::publishHandled);
         ResourceConfig resources = new ResourceConfig()
                 .register(new EchoResource())
                 .register(new HealthResource(backend))
@@ -269,12 +265,12 @@ public final class EventHandlerServer implements AutoCloseable {
         GrizzlyHttpContainer jersey = ContainerFactory.createContainer(GrizzlyHttpContainer.class, resources);
         EventStreamHandler streams = new EventStreamHandler(hub, authorizer,
                 new StreamAuthorization(authorizer, supervisor), supervisor, writers,
-                config.subscriberSendBufferBytes(), backend.journal(), journalReaders,
+                config.subscriberSendBufferBytes(), backend.log(), journalReaders,
                 config.storeReplayQueuePerClient(), config.storeReplayEventsPerSecond(),
                 config.storeReplayPageEvents(), config.sseRetry());
-        // A publish that cannot block runs on the selector; in cluster mode it waits for the stream's acknowledgement.
-        boolean publishesOnSelector = config.storeMode() != EventHandlerConfig.StoreMode.SYNC
-                && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED && backend.stream() == null;
+        // A publish that cannot block runs on the selector.
+        boolean publishesOnSelector = !backend.log().appendWaits()
+                && config.subscriberWriteMode() == EventHandlerConfig.WriteMode.QUEUED;
         RequestBodies bodies = new RequestBodies(config.bodyTimeout(), config.heap().requestBodies(),
                 new RequestBodies.Limit(config.maxRequestBytes(), "publish.max-request-bytes"),
                 new RequestBodies.Limit(config.maxBodyBytes(), "server.max-body-bytes"));

@@ -7,12 +7,12 @@ import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
-import eu.arrowhead.eventhandler.publish.SharedStream;
 import eu.arrowhead.eventhandler.push.PushDelivery;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
@@ -52,7 +52,7 @@ public final class ClusterNode implements AutoCloseable {
     private final StreamMessages messages;
     private final StreamEventStore store;
     private final SharedSubscriptions subscriptions;
-    private final StreamPublisher publisher;
+    private final StreamEventLog log;
     private volatile Hub hub;
     private volatile StreamFeed feed;
     /** Set when the node is connected again: its feed's consumer may have gone with the server it lived on. */
@@ -63,14 +63,14 @@ public final class ClusterNode implements AutoCloseable {
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
                         StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
-                        StreamPublisher publisher) {
+                        StreamEventLog log) {
         this.config = config;
         this.connection = connection;
         this.management = management;
         this.messages = messages;
         this.store = store;
         this.subscriptions = subscriptions;
-        this.publisher = publisher;
+        this.log = log;
     }
 
     /**
@@ -90,11 +90,12 @@ public final class ClusterNode implements AutoCloseable {
             SharedSubscriptions subscriptions = patiently("open the cluster's push subscriptions", deadline,
                     () -> SharedSubscriptions.open(connection.nats(), config.stream(), config.replicas(),
                             config.timeout()));
-            StreamEventStore store = new StreamEventStore(connection, reader, subscriptions,
-                    info.getStreamState().getLastSequence());
+            StreamEventStore store = new StreamEventStore(connection, reader, subscriptions);
             StreamPublisher publisher = new StreamPublisher(connection, messages, config.stream(), config.timeout(),
                     config.duplicateWindow());
-            return new ClusterNode(config, connection, management, messages, store, subscriptions, publisher);
+            StreamEventLog log = new StreamEventLog(connection, publisher, reader,
+                    info.getStreamState().getLastSequence());
+            return new ClusterNode(config, connection, management, messages, store, subscriptions, log);
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
@@ -135,14 +136,14 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
-    /** The stream as this node's event store: the hub's journal, replays, {@code mgmt/events}. */
-    public EventStore store() {
-        return store;
+    /** The stream as this node's event log: where its publishes go, and what resumes read. */
+    public EventLog log() {
+        return log;
     }
 
-    /** Where this node's publishes go. */
-    public SharedStream stream() {
-        return publisher;
+    /** The stream for {@code mgmt/events}, and the push subscriptions' bucket. */
+    public EventStore store() {
+        return store;
     }
 
     /** How push subscriptions are delivered in the cluster: each by its cursor in the stream ({@link PushCursor}). */

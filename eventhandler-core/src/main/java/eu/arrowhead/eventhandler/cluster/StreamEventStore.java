@@ -11,10 +11,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The event store of a cluster node: the shared JetStream stream. It {@linkplain #givesIds gives the ids} (the
- * stream's sequence), so the hub never appends here; publishes go to the stream through {@link StreamPublisher}
- * and reach every node's hub through its {@link StreamFeed}. Resumes older than the replay windows and
- * {@code mgmt/events} read the stream ({@link StreamReader}).
+ * What a cluster node keeps besides its event log ({@link StreamEventLog}): {@code mgmt/events} reads the shared
+ * JetStream stream ({@link StreamReader}); its state is the connection's.
  *
  * <p>Push subscriptions are kept in a key-value bucket every node shares ({@link SharedSubscriptions}).
  */
@@ -22,54 +20,11 @@ final class StreamEventStore implements EventStore {
     private final ClusterConnection connection;
     private final StreamReader reader;
     private final SharedSubscriptions subscriptions;
-    private final long lastIdAtStart;
 
-    StreamEventStore(ClusterConnection connection, StreamReader reader, SharedSubscriptions subscriptions,
-                     long lastIdAtStart) {
+    StreamEventStore(ClusterConnection connection, StreamReader reader, SharedSubscriptions subscriptions) {
         this.connection = connection;
         this.reader = reader;
         this.subscriptions = subscriptions;
-        this.lastIdAtStart = lastIdAtStart;
-    }
-
-    @Override
-    public long lastId() {
-        return lastIdAtStart;
-    }
-
-    @Override
-    public boolean givesIds() {
-        return true;
-    }
-
-    @Override
-    public boolean durable() {
-        return true;
-    }
-
-    @Override
-    public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
-        throw new IllegalStateException("in cluster mode events are appended to the stream, not through the hub");
-    }
-
-    @Override
-    public void requireRoom() {
-        requireUp("publish to another node");
-    }
-
-    @Override
-    public boolean replays() {
-        return true;
-    }
-
-    @Override
-    public void requireReadable(long afterId, long upToId) {
-        requireUp("resume on another node");
-    }
-
-    @Override
-    public LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
-        return reader.read(afterId, upToId, topicKeys, filter, maxEvents);
     }
 
     @Override
@@ -124,11 +79,5 @@ final class StreamEventStore implements EventStore {
     @Override
     public long nextSubscriptionId(long lastId) {
         return subscriptions.nextSubscriptionId(lastId);
-    }
-
-    private void requireUp(String advice) {
-        if (!connection.isUp()) {
-            throw new UnavailableException(connection.cutOffReason() + "; " + advice);
-        }
     }
 }

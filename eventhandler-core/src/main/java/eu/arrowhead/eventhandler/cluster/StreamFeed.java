@@ -13,6 +13,7 @@ import io.nats.client.PushSubscribeOptions;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
 import java.io.IOException;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -125,7 +126,7 @@ final class StreamFeed implements AutoCloseable {
             }
             Publication publication = Publication.queued();
             try {
-                hub.deliverLogged(id, event, publication);
+                hub.deliver(id, List.of(event), publication);
             } finally {
                 publication.runDeferred();
             }

@@ -1,9 +1,9 @@
 package eu.arrowhead.eventhandler.cluster;
 
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
-import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
-import eu.arrowhead.eventhandler.publish.SharedStream;
+import eu.arrowhead.eventhandler.store.IdempotencyKeys;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -44,7 +44,7 @@ import java.util.concurrent.TimeoutException;
  * between two events of one request, an event sent again is stored after the later ones that found the new leader
  * first: a request split by an election keeps all its ids, not always their order.
  */
-public final class StreamPublisher implements SharedStream {
+final class StreamPublisher {
     /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
     private static final long FIRST_ELECTION_PAUSE_MILLIS = 25;
     private static final long MAX_ELECTION_PAUSE_MILLIS = 500;
@@ -69,13 +69,21 @@ public final class StreamPublisher implements SharedStream {
         this.duplicateWindow = duplicateWindow;
     }
 
-    @Override
-    public long[] append(List<IncomingEvent> events, String scope, String idempotencyKey, long fingerprint) {
+    /**
+     * Appends the events, in order, and waits until the stream has them (with its replicas).
+     *
+     * @return the events' ids, in order (increasing, not always consecutive: other nodes' events may lie between)
+     * @throws UnavailableException if the stream cannot take them now (503)
+     * @throws eu.arrowhead.eventhandler.protocol.RequestException 422 if the key named another request
+     */
+    long[] append(List<IncomingEvent> events, PublishKey key) {
         if (!connection.isUp()) {
             throw new UnavailableException(connection.cutOffReason() + "; publish to another node");
         }
+        String idempotencyKey = key.key();
+        long fingerprint = key.fingerprint();
         String messageId = idempotencyKey == null ? null
-                : scope.length() + ":" + scope + ":" + idempotencyKey + ":";
+                : key.scope().length() + ":" + key.scope() + ":" + idempotencyKey + ":";
         long deadline = System.nanoTime() + timeout.toNanos();
         List<CompletableFuture<PublishAck>> acks = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {

@@ -4,7 +4,7 @@ import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
+import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -48,7 +48,7 @@ final class StreamReader {
         this.timeout = timeout;
     }
 
-    /** See {@link eu.arrowhead.eventhandler.topic.EventJournal#read}. */
+    /** See {@link eu.arrowhead.eventhandler.topic.EventLog#read}. */
     LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {
         long first = firstSequence();
         List<ReplayGap> gaps = new ArrayList<>();

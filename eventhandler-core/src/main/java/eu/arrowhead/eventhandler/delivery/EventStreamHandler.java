@@ -11,7 +11,7 @@ import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
-import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Replay;
@@ -72,7 +72,7 @@ public final class EventStreamHandler extends HttpHandler {
     private final StreamSupervisor supervisor;
     private final Executor writers;
     private final int sendBufferBytes;
-    private final EventJournal journal;
+    private final EventLog journal;
     private final ReplayQueue replays;
     private final ReplayPace replayPace;
     private final int journalPageEvents;
@@ -90,7 +90,7 @@ public final class EventStreamHandler extends HttpHandler {
      * @param retry                {@code sse.retry-millis}, announced at every stream's open and in refusals
      */
     public EventStreamHandler(Hub hub, Authorizer authorizer, StreamAuthorization authorization,
-                              StreamSupervisor supervisor, Executor writers, int sendBufferBytes, EventJournal journal,
+                              StreamSupervisor supervisor, Executor writers, int sendBufferBytes, EventLog journal,
                               Executor journalReaders, int replayQueuePerClient, int replayEventsPerSecond,
                               int journalPageEvents, Duration retry) {
         this.hub = hub;
@@ -231,7 +231,7 @@ public final class EventStreamHandler extends HttpHandler {
             return;
         }
         // The filter in effect now: an authorization update may have changed it while the resume waited.
-        EventJournal.LogPage page = journal.read(replay.journalAfterId(), replay.journalUpToId(), topicKeys,
+        EventLog.LogPage page = journal.read(replay.journalAfterId(), replay.journalUpToId(), topicKeys,
                 subscriber.filter(), journalPageEvents);
         List<PublishedEvent> frames = withGapNotices(page.events(), page.gaps());
         if (!page.complete()) {

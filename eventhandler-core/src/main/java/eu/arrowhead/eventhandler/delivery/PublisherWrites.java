@@ -2,15 +2,16 @@ package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.config.EventHandlerConfig.WriteMode;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
-import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.Publication;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import java.util.List;
 
 /**
- * A publish as the publishing thread runs it: through the hub, then the writes it causes, done by the
- * publishing thread itself once the hub's lock is released (the {@link Publication} carries them from the
- * subscribers' offers to here).
+ * A publish as the publishing thread runs it: through the event log (which hands the events to the hub), then
+ * the writes it causes, done by the publishing thread itself once the hub's lock is released (the
+ * {@link Publication} carries them from the subscribers' offers to here).
  *
  * <p>{@code queued} (the design): a subscriber whose queue was idle would otherwise have its drain handed
  * to a writer thread, one more wake-up between the publish and the socket. The publisher runs that drain
@@ -31,27 +32,28 @@ import java.util.List;
  * publisher, and through the subscriber's monitor every other publisher to it.
  */
 public final class PublisherWrites {
-    private final Hub hub;
+    private final EventLog log;
     private final WriteMode mode;
     private final long writeTimeoutNanos;
 
-    public PublisherWrites(Hub hub, WriteMode mode, long writeTimeoutNanos) {
-        this.hub = hub;
+    public PublisherWrites(EventLog log, WriteMode mode, long writeTimeoutNanos) {
+        this.log = log;
         this.mode = mode;
         this.writeTimeoutNanos = writeTimeoutNanos;
     }
 
     /**
-     * Publishes the events through the hub, then, on this thread and with the hub's lock released, does
-     * the work its subscribers' offers left: the writes to their sockets, push deliveries to start.
+     * Appends the events to the log, then, on this thread and with the hub's lock released, does the work its
+     * subscribers' offers left: the writes to their sockets, push deliveries to start.
      *
-     * @throws UnavailableException as {@link Hub#publish} does; the work already left is done anyway
+     * @return the events' ids
+     * @throws UnavailableException as {@link EventLog#append} does; the work already left is done anyway
      */
-    public Hub.Accepted publish(List<IncomingEvent> events) {
+    public long[] publish(List<IncomingEvent> events, PublishKey key) {
         Publication publication = mode == WriteMode.PUBLISHER_THREAD
                 ? Publication.blockingWrites(writeTimeoutNanos) : Publication.queued();
         try {
-            return hub.publish(events, publication);
+            return log.append(events, key, publication);
         } finally {
             publication.runDeferred();
         }

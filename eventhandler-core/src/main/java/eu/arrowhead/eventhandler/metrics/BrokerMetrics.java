@@ -10,7 +10,7 @@ import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.publish.IdempotencyKeys;
+import eu.arrowhead.eventhandler.store.IdempotencyKeys;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -67,7 +67,7 @@ public final class BrokerMetrics {
     }
 
     /** Adds the gauge and counter of the publishes' {@code Idempotency-Key} answers. */
-    public void observe(IdempotencyKeys keys) {
+    private void observe(IdempotencyKeys keys) {
         registry.register(() -> MetricSnapshots.of(
                 gauge("eventhandler_idempotency_keys", "Idempotency-Key answers held (at most"
                         + " publish.idempotency-max-keys)", keys.size()),
@@ -124,6 +124,9 @@ public final class BrokerMetrics {
      * node's view of the cluster (whose stream is its log); none with {@code store.mode=off}.
      */
     public void observe(NodeBackend backend) {
+        if (backend.idempotencyKeys() != null) {
+            observe(backend.idempotencyKeys());
+        }
         registry.register(() -> {
             NodeHealth health = backend.health();
             if (health.cluster() != null) {

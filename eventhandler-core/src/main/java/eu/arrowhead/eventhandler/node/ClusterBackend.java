@@ -4,12 +4,12 @@ import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
-import eu.arrowhead.eventhandler.publish.SharedStream;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -56,8 +56,8 @@ public final class ClusterBackend implements NodeBackend {
     }
 
     @Override
-    public SharedStream stream() {
-        return node.stream();
+    public EventLog log() {
+        return node.log();
     }
 
     @Override

@@ -3,15 +3,18 @@ package eu.arrowhead.eventhandler.node;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
-import eu.arrowhead.eventhandler.publish.SharedStream;
 import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.store.DatabaseEventStore;
+import eu.arrowhead.eventhandler.store.EventJournal;
 import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.store.IdempotencyKeys;
+import eu.arrowhead.eventhandler.store.LocalEventLog;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
 import java.sql.SQLException;
@@ -19,19 +22,21 @@ import java.time.Duration;
 import java.util.Map;
 
 /**
- * A single node: its event log and push subscriptions in its database ({@link DatabaseEventStore}: H2 or
- * MySQL/MariaDB), or nowhere with {@code store.mode=off}. Publishes go to the hub at once. Each push
+ * A single node: its event log ({@link LocalEventLog}: its own sequence of ids) and push subscriptions in its
+ * database ({@link DatabaseEventStore}: H2 or MySQL/MariaDB), or nowhere with {@code store.mode=off}. Each push
  * subscription delivers from its own cursor in the log ({@link LogCursors}), or, with {@code store.mode=off},
  * from a bounded queue as a subscriber of the hub.
  */
 public final class LocalBackend implements NodeBackend {
-    private final EventStore store;
+    private final LocalEventLog log;
+    private final DatabaseEventStore store;
     /** Most events a push cursor reads from the log at once ({@code store.replay-page-events}). */
     private final int pushPageEvents;
     /** Set once push starts, with a store; read by metric scrapes. */
     private volatile LogCursors pushCursors;
 
-    private LocalBackend(EventStore store, int pushPageEvents) {
+    private LocalBackend(LocalEventLog log, DatabaseEventStore store, int pushPageEvents) {
+        this.log = log;
         this.store = store;
         this.pushPageEvents = pushPageEvents;
     }
@@ -42,15 +47,24 @@ public final class LocalBackend implements NodeBackend {
      * @throws IOException if it cannot be opened, saying what to do
      */
     public static LocalBackend open(EventHandlerConfig config) throws IOException {
+        IdempotencyKeys keys = new IdempotencyKeys(config.idempotencyWindow(), config.idempotencyMaxKeys(),
+                System::nanoTime);
         if (config.storeMode() == EventHandlerConfig.StoreMode.OFF) {
-            return new LocalBackend(null, 0);
+            return new LocalBackend(new LocalEventLog(EventJournal.NONE, keys, config.storeSyncTimeout()), null, 0);
         }
         try {
-            return new LocalBackend(DatabaseEventStore.open(config), config.storeReplayPageEvents());
+            DatabaseEventStore store = DatabaseEventStore.open(config);
+            return new LocalBackend(new LocalEventLog(store, keys, config.storeSyncTimeout()), store,
+                    config.storeReplayPageEvents());
         } catch (SQLException e) {
             throw new IOException("the event store at " + config.storeUrl() + " cannot be opened: "
                     + e.getMessage() + " (start the database, fix store.url, or set store.mode=off)", e);
         }
+    }
+
+    @Override
+    public EventLog log() {
+        return log;
     }
 
     @Override
@@ -59,8 +73,8 @@ public final class LocalBackend implements NodeBackend {
     }
 
     @Override
-    public SharedStream stream() {
-        return null;
+    public IdempotencyKeys idempotencyKeys() {
+        return log.idempotencyKeys();
     }
 
     /** A single node has no other node to tell. */
@@ -76,16 +90,17 @@ public final class LocalBackend implements NodeBackend {
         if (store == null) {
             subscriptions = new PushSubscriptions(hub, SubscriptionStore.NONE, authorizer, sender, config);
         } else {
-            pushCursors = LogCursors.open(hub, store, sender, config, pushPageEvents);
+            pushCursors = LogCursors.open(hub, log, store, sender, config, pushPageEvents);
             subscriptions = pushCursors.subscriptions(authorizer);
         }
         subscriptions.load();
         return subscriptions;
     }
 
-    /** Nothing but the node's own publishes feeds its hub. */
+    /** The node's own publishes are all that feeds its hub. */
     @Override
     public void start(Hub hub, StreamSupervisor supervisor) {
+        log.deliverTo(hub);
     }
 
     @Override

@@ -2,14 +2,14 @@ package eu.arrowhead.eventhandler.node;
 
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
-import eu.arrowhead.eventhandler.publish.SharedStream;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.PublisherAuthorization;
 import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.store.IdempotencyKeys;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
 import java.time.Duration;
@@ -24,14 +24,11 @@ import java.util.Map;
  */
 public interface NodeBackend extends AutoCloseable {
 
-    /** The log for {@code mgmt/events}, the store's drain and tasks; {@code null} when there is none. */
-    EventStore store();
+    /** The event log: where publishes go, what gives the ids and hands the events to the hub, what resumes read. */
+    EventLog log();
 
-    /** The log the hub appends to and replays from: {@link EventJournal#NONE} when there is none. */
-    default EventJournal journal() {
-        EventStore store = store();
-        return store == null ? EventJournal.NONE : store;
-    }
+    /** What {@code mgmt/events}, health and the store's tasks read besides the log; {@code null} when there is none. */
+    EventStore store();
 
     /** Where the Authorization system's last answers are kept. */
     default AuthorizationStore authorizationAnswers() {
@@ -39,8 +36,13 @@ public interface NodeBackend extends AutoCloseable {
         return store == null ? AuthorizationStore.NONE : store.authorizationAnswers();
     }
 
-    /** Where publishes go before they reach the hub; {@code null} when they go to the hub at once. */
-    SharedStream stream();
+    /**
+     * The answers to keyed publishes, where this node keeps them (for the metrics); {@code null} where the log
+     * keeps them itself (a cluster's stream, in its duplicate window).
+     */
+    default IdempotencyKeys idempotencyKeys() {
+        return null;
+    }
 
     /**
      * Lets the authorization updates this node receives reach every node that shares its subscriptions, and
@@ -59,7 +61,8 @@ public interface NodeBackend extends AutoCloseable {
             throws IOException;
 
     /**
-     * Starts what feeds the hub from elsewhere, once the node listens.
+     * Lets the log hand its events to the hub from now on, before the node listens; in a cluster also lets an
+     * outage refuse and end what the node serves.
      *
      * @throws IOException if it cannot
      */

@@ -11,22 +11,18 @@ import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
-import eu.arrowhead.eventhandler.topic.EventJournal;
-import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.store.IdempotencyKeys;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.LongConsumer;
 import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.server.HttpHandler;
@@ -50,48 +46,36 @@ import org.glassfish.grizzly.http.server.Response;
  * <p>Every event is checked with {@link Authorizer#requirePublish} before any is accepted: in secure mode a
  * batch with one event the caller may not publish is refused whole (403).
  *
- * <p>A request with an {@code Idempotency-Key} header is answered from {@link IdempotencyKeys} when it repeats
- * a recent one: a publisher's retry after a lost answer gets the first attempt's ids, and nothing is published
- * twice.
+ * <p>A request with an {@code Idempotency-Key} header hands its key to the event log with its events: when it
+ * repeats a recent request, a publisher's retry after a lost answer, the log answers with the first attempt's
+ * ids and publishes nothing twice.
  */
 public final class PublishHandler extends HttpHandler {
     public static final String PATH = "/eventhandler/publish";
     private static final String BATCH_PATH = PATH + "/batch";
 
     private final PublisherWrites publisher;
-    private final EventJournal journal;
+    private final EventLog log;
     private final EventValidator validator;
     private final Authorizer authorizer;
     private final int maxBatchEvents;
-    private final Duration commitTimeout;
     private final LongConsumer handlingNanos;
-    private final IdempotencyKeys idempotencyKeys;
-    /** Cluster mode: where events go instead of the hub, and what keeps the idempotency keys; else {@code null}. */
-    private final SharedStream sharedStream;
     private final ObjectReader oneReader = JsonMapper.get().readerFor(EventPublishRequest.class);
     private final ObjectReader batchReader = JsonMapper.get().readerFor(EventPublishRequest[].class);
 
     /**
-     * @param publisher     the hub's publish, together with the writes to subscribers it causes
-     * @param journal       the hub's journal, asked before a body is parsed whether it can take an event at all
-     * @param commitTimeout longest wait for the event store's commit (store.mode=sync)
+     * @param publisher     the event log's append, together with the writes to subscribers it causes
+     * @param log           the event log, asked before a body is parsed whether it can take an event at all
      * @param handlingNanos told how long each accepted publish took to handle, in nanoseconds
-     * @param idempotencyKeys the answers to recent publishes with an {@code Idempotency-Key}
-     * @param sharedStream  cluster mode: the stream shared by all nodes, which takes the events (and dedupes
-     *                      keyed repeats) instead of the hub; {@code null} in single-node mode
      */
-    public PublishHandler(PublisherWrites publisher, EventJournal journal,
-                          EventValidator validator, Authorizer authorizer, int maxBatchEvents, Duration commitTimeout,
-                          LongConsumer handlingNanos, IdempotencyKeys idempotencyKeys, SharedStream sharedStream) {
+    public PublishHandler(PublisherWrites publisher, EventLog log, EventValidator validator, Authorizer authorizer,
+                          int maxBatchEvents, LongConsumer handlingNanos) {
         this.publisher = publisher;
-        this.journal = journal;
+        this.log = log;
         this.validator = validator;
         this.authorizer = authorizer;
         this.maxBatchEvents = maxBatchEvents;
-        this.commitTimeout = commitTimeout;
         this.handlingNanos = handlingNanos;
-        this.idempotencyKeys = idempotencyKeys;
-        this.sharedStream = sharedStream;
     }
 
     /** Whether a request to {@code path} is this handler's. */
@@ -140,54 +124,16 @@ public final class PublishHandler extends HttpHandler {
         Caller caller = Caller.of(request);
         authorizer.requireIdentified(caller);
         String key = IdempotencyKeys.checkedKey(request.getHeader(IdempotencyKeys.HEADER));
-        if (key == null) {
-            return publish(caller, path, Keyed.NONE, read(request.getInputStream()));
-        }
         byte[] body = read(request.getInputStream());
-        if (sharedStream != null) {
-            // The stream keeps the keys, for every node: a repeat may reach another node than the first try.
-            return publish(caller, path, new Keyed(null, key, IdempotencyKeys.fingerprint(path, body)), body);
-        }
-        IdempotencyKeys.Claim claim = idempotencyKeys.claim(String.valueOf(caller.systemName()), key, path, body);
-        if (!claim.fresh()) {
-            return answer(path, consecutive(claim.firstId(), claim.count()));
-        }
-        try {
-            return publish(caller, path, new Keyed(claim, key, 0), body);
-        } catch (IOException | RuntimeException e) {
-            claim.failed();
-            throw e;
-        }
-    }
-
-    /**
-     * A request's {@code Idempotency-Key}.
-     *
-     * @param claim       single-node mode: its {@link IdempotencyKeys} claim, told the ids once the hub gives them
-     * @param key         the key, or {@code null} for a request without one
-     * @param fingerprint cluster mode: what tells a repeat from another request under the key
-     */
-    private record Keyed(IdempotencyKeys.Claim claim, String key, long fingerprint) {
-        static final Keyed NONE = new Keyed(null, null, 0);
-    }
-
-    private byte[] publish(Caller caller, String path, Keyed claim, byte[] body) throws IOException {
-        // A flood the event store cannot keep up with is refused before its body is parsed: parsing is what an
+        PublishKey keyed = key == null ? PublishKey.NONE
+                : new PublishKey(String.valueOf(caller.systemName()), key, IdempotencyKeys.fingerprint(path, body));
+        // A flood the event log cannot keep up with is refused before its body is parsed: parsing is what an
         // overloaded server would spend its time on, for nothing.
-        journal.requireRoom();
+        log.requireRoom();
         long start = System.nanoTime();
-        byte[] answer = path.equals(PATH) ? publishOne(caller, claim, body) : publishBatch(caller, claim, body);
+        byte[] answer = path.equals(PATH) ? publishOne(caller, keyed, body) : publishBatch(caller, keyed, body);
         handlingNanos.accept(System.nanoTime() - start);
         return answer;
-    }
-
-    /** The ids the hub gives {@code count} events from {@code firstId}. */
-    private static long[] consecutive(long firstId, int count) {
-        long[] ids = new long[count];
-        for (int i = 0; i < count; i++) {
-            ids[i] = firstId + i;
-        }
-        return ids;
     }
 
     /** The answer to a publish whose events got {@code ids}. */
@@ -218,14 +164,14 @@ public final class PublishHandler extends HttpHandler {
         return (main.equals("application") || main.equals("*")) && (sub.equals("json") || sub.equals("*"));
     }
 
-    private byte[] publishOne(Caller caller, Keyed claim, byte[] body) throws IOException {
+    private byte[] publishOne(Caller caller, PublishKey key, byte[] body) throws IOException {
         EventPublishRequest request = oneReader.readValue(body);
         IncomingEvent event = validator.validate(request, Instant.now(), "");
         authorizer.requirePublish(caller, event.sourceKey(), event.eventType());
-        return answer(PATH, accept(caller, List.of(event), claim));
+        return answer(PATH, publisher.publish(List.of(event), key));
     }
 
-    private byte[] publishBatch(Caller caller, Keyed claim, byte[] body) throws IOException {
+    private byte[] publishBatch(Caller caller, PublishKey key, byte[] body) throws IOException {
         EventPublishRequest[] requests = batchReader.readValue(body);
         if (requests == null || requests.length == 0) {
             throw RequestException.badPayload("a batch is a JSON array of 1 or more events");
@@ -246,38 +192,7 @@ public final class PublishHandler extends HttpHandler {
                 throw new RequestException(e.status(), e.exceptionType(), "event " + i + ": " + e.getMessage());
             }
         }
-        return answer(BATCH_PATH, accept(caller, events, claim));
-    }
-
-    /**
-     * Publishes and, with store.mode=sync, waits for the commit: the 200 then means "in the log". In cluster mode
-     * the stream takes the events and gives their ids once it has them.
-     */
-    private long[] accept(Caller caller, List<IncomingEvent> events, Keyed keyed) {
-        if (sharedStream != null) {
-            return sharedStream.append(events, String.valueOf(caller.systemName()), keyed.key(), keyed.fingerprint());
-        }
-        Hub.Accepted accepted = publisher.publish(events);
-        CompletableFuture<Void> committed = accepted.committed();
-        if (keyed.claim() != null) {
-            keyed.claim().accepted(accepted.firstId(), events.size(), committed);
-        }
-        if (!committed.isDone() || committed.isCompletedExceptionally()) {
-            try {
-                committed.get(commitTimeout.toNanos(), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                throw new UnavailableException("the event store did not commit the event within "
-                        + commitTimeout.toSeconds() + " s (store.sync-timeout-seconds); it may still be"
-                        + " logged and delivered");
-            } catch (ExecutionException e) {
-                throw e.getCause() instanceof UnavailableException unavailable ? unavailable
-                        : new UnavailableException("the event store failed: " + e.getCause());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new UnavailableException("the Event Handler is shutting down");
-            }
-        }
-        return consecutive(accepted.firstId(), events.size());
+        return answer(BATCH_PATH, publisher.publish(events, key));
     }
 
     private static byte[] read(InputStream body) throws IOException {

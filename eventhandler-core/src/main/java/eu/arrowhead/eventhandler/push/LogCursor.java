@@ -1,7 +1,7 @@
 package eu.arrowhead.eventhandler.push;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
-import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
+import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;

@@ -6,7 +6,7 @@ import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.time.Duration;
 import java.util.HashMap;
@@ -41,6 +41,7 @@ public final class LogCursors implements AutoCloseable {
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
     private final Hub hub;
+    private final EventLog log;
     private final EventStore store;
     private final PushSender sender;
     private final PushConfig config;
@@ -53,9 +54,10 @@ public final class LogCursors implements AutoCloseable {
     /** Only the saving thread uses it: whether the last save failed, said once per outage. */
     private boolean saveFailing;
 
-    private LogCursors(Hub hub, EventStore store, PushSender sender, PushConfig config, int pageEvents,
+    private LogCursors(Hub hub, EventLog log, EventStore store, PushSender sender, PushConfig config, int pageEvents,
                        Map<Long, Long> kept) {
         this.hub = hub;
+        this.log = log;
         this.store = store;
         this.sender = sender;
         this.config = config;
@@ -70,10 +72,13 @@ public final class LogCursors implements AutoCloseable {
     /**
      * Reads the cursors the store keeps and starts saving them.
      *
+     * @param log        the event log the cursors read
+     * @param store      where the cursors are kept
      * @param pageEvents {@code store.replay-page-events}: the most events one read of the log returns
      */
-    public static LogCursors open(Hub hub, EventStore store, PushSender sender, PushConfig config, int pageEvents) {
-        return new LogCursors(hub, store, sender, config, pageEvents, store.loadCursors());
+    public static LogCursors open(Hub hub, EventLog log, EventStore store, PushSender sender, PushConfig config,
+                                  int pageEvents) {
+        return new LogCursors(hub, log, store, sender, config, pageEvents, store.loadCursors());
     }
 
     /** The subscriptions, each delivered from its cursor. */
@@ -87,8 +92,8 @@ public final class LogCursors implements AutoCloseable {
         });
     }
 
-    EventJournal log() {
-        return store;
+    EventLog log() {
+        return log;
     }
 
     /** Reads the cursor's next page on this thread. */

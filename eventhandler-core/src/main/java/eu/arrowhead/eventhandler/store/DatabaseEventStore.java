@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.store;
 
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
+import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
@@ -23,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * {@link RetentionTask} deletes what retention no longer keeps, and {@link EventDatabase} runs every statement,
  * push subscriptions' included.
  */
-public final class DatabaseEventStore implements EventStore, AuthorizationStore {
+public final class DatabaseEventStore implements EventStore, EventJournal, AuthorizationStore {
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseEventStore.class);
     /** How often commits an idle async writer left unforced are forced to disk. */
     private static final Duration IDLE_FORCE_EVERY = Duration.ofSeconds(1);

@@ -1,23 +1,18 @@
 package eu.arrowhead.eventhandler.store;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
-import eu.arrowhead.eventhandler.topic.EventJournal;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * The event store as the server holds it: the log of every accepted event. The hub sees only its
- * {@link EventJournal} side (appends in id order, replay reads); the rest of the server asks it for a page of
- * the log ({@code mgmt/events}), its state (health, metrics), the push subscriptions and the Authorization
- * system's answers it keeps, the periodic tasks it needs run, and a drain and close at shutdown.
- *
- * <p>This is the seam between the broker and a journal backend: {@link DatabaseEventStore} keeps the log in
- * H2 or MySQL/MariaDB; another backend implements this interface and is opened in its place. Nothing here
- * names a database.
+ * What a node keeps besides the events' path through its {@link eu.arrowhead.eventhandler.topic.EventLog}: a page
+ * of the log for {@code mgmt/events}, its state (health, metrics), the push subscriptions and the Authorization
+ * system's answers, the periodic tasks it needs run, and a drain and close at shutdown. A single node's database
+ * ({@link DatabaseEventStore}) and a cluster's stream implement it.
  */
-public interface EventStore extends EventJournal, SubscriptionStore {
+public interface EventStore extends SubscriptionStore {
 
     /**
      * A page of the log for {@code GET /eventhandler/mgmt/events}, oldest first.

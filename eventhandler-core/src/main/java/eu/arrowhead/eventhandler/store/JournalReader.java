@@ -3,7 +3,7 @@ package eu.arrowhead.eventhandler.store;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
-import eu.arrowhead.eventhandler.topic.EventJournal.LogPage;
+import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -40,7 +40,7 @@ final class JournalReader {
     }
 
     /**
-     * See {@link eu.arrowhead.eventhandler.topic.EventJournal#read}. A read that finds ids H2 cannot read records
+     * See {@link eu.arrowhead.eventhandler.topic.EventLog#read}. A read that finds ids H2 cannot read records
      * them as damaged (and so missing: the page tells of them) and is read again around them.
      */
     LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents) {

@@ -3,7 +3,6 @@ package eu.arrowhead.eventhandler.store;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
-import eu.arrowhead.eventhandler.topic.EventJournal;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
@@ -127,7 +126,7 @@ final class JournalWriter {
         thread.start();
     }
 
-    /** See {@link EventJournal#append}: called under the hub's lock, never blocks. */
+    /** See {@link EventJournal#append}: called under the log's lock, never blocks. */
     CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
         int count = events.size();
         long bytes = WriteBuffer.bytesOf(events);

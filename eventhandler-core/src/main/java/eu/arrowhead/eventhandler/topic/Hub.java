@@ -11,25 +11,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.stream.Collectors;
 
 /**
- * The centre of the broker: gives every event its id in one global sequence and hands it to its topic's
+ * The centre of the broker: hands every event the {@link EventLog} gives it, in id order, to its topic's
  * broadcaster; registers subscribers and serves their replay.
  *
- * <p>One lock guards the sequence, the topics and their subscribers. Taking the id and offering the event
- * to every subscriber queue under the same lock is what makes the order the same for everyone: every
- * subscriber sees events in id order, across topics too, so a {@code Last-Event-ID} is an exact resume
- * point. The work under the lock is bounded and never blocks (copying a frame, non-blocking queue
- * offers); writing to sockets happens elsewhere. Registering a subscriber and snapshotting the replay
- * windows under the same lock splits history exactly: what was published before is replayed, what comes
- * after is live, nothing is lost or sent twice.
+ * <p>One lock guards the topics and their subscribers. Offering each event to every subscriber queue under the
+ * same lock, in the log's id order, is what makes the order the same for everyone: every subscriber sees events in
+ * id order, across topics too, so a {@code Last-Event-ID} is an exact resume point. The work under the lock is
+ * bounded and never blocks (copying a frame, non-blocking queue offers); writing to sockets happens elsewhere.
+ * Registering a subscriber and snapshotting the replay windows under the same lock splits history exactly: what
+ * was delivered before is replayed, what comes after is live, nothing is lost or sent twice.
  *
- * <p>Every event is also appended to the {@link EventJournal} under the lock, so the event store sees the
- * same order. With a durable journal ({@code store.mode=sync}) events are delivered only once committed:
- * ids are given at publish, delivery happens in {@link #deliverCommitted}, still in id order.
+ * <p>The hub gives no ids and appends nothing: the log does, and calls {@link #deliver}, whichever backend it is.
  */
 public final class Hub {
     private final ReentrantLock lock = new ReentrantLock();
@@ -38,10 +34,8 @@ public final class Hub {
     private final int windowEvents;
     private final long windowBytes;
     private final WindowBudget windowBudget;
-    private final EventJournal journal;
-    /** The last id given out. */
-    private long lastId;
-    /** The last id delivered to subscribers; below {@link #lastId} while a durable journal commits. */
+    private final EventLog log;
+    /** The last id delivered to subscribers. */
     private long lastDelivered;
     /** Events of removed topics with ids up to this were forgotten; a new topic's window starts after it. */
     private long forgottenUpTo;
@@ -50,81 +44,61 @@ public final class Hub {
     private String refusal;
 
     /**
-     * A hub whose sequence continues after the journal's last id.
+     * A hub that delivers the log's events after its last id.
      *
      * @param windowEvents      the most events one topic's replay window holds
      * @param windowBytes       the most bytes of frames one topic's replay window holds
      * @param windowsTotalBytes the most heap all replay windows hold together ({@link WindowBudget})
      */
-    public Hub(int maxTopics, int windowEvents, long windowBytes, long windowsTotalBytes, EventJournal journal) {
+    public Hub(int maxTopics, int windowEvents, long windowBytes, long windowsTotalBytes, EventLog log) {
         this.maxTopics = maxTopics;
         this.windowEvents = windowEvents;
         this.windowBytes = windowBytes;
         this.windowBudget = new WindowBudget(windowsTotalBytes);
-        this.journal = journal;
-        this.lastId = journal.lastId();
-        this.lastDelivered = lastId;
-        // What came before this start is not in memory: a resume from before it is served by the journal.
-        this.forgottenUpTo = lastId;
+        this.log = log;
+        this.lastDelivered = log.lastId();
+        // What came before this start is not in memory: a resume from before it is served by the log.
+        this.forgottenUpTo = lastDelivered;
     }
 
     /**
-     * Publishes the events, all or none, with consecutive ids.
+     * Fails if this node takes no publish of the events now: it is shutting down or cut off, or they would create
+     * more than {@code topic.max-count} topics. A log whose ids this node gives asks before it gives them, so that
+     * a refused publish exists nowhere. Does not block.
      *
-     * @param publication collects what the subscribers' offers leave for after the lock; the caller runs it
-     *                    ({@link Publication#runDeferred}) once this returns or throws
-     * @return the first id, and when the events are committed to the journal (at once unless it is durable)
-     * @throws UnavailableException if the hub is closed, the events would create too many topics, or the
-     *                                 journal cannot take them now
+     * @throws UnavailableException if the events are refused
      */
-    public Accepted publish(List<IncomingEvent> events, Publication publication) {
-        long now = System.nanoTime();
+    public void admit(List<IncomingEvent> events) {
         lock.lock();
         try {
-            if (closed) {
-                throw new UnavailableException("the Event Handler is shutting down");
-            }
-            if (refusal != null) {
-                throw new UnavailableException(refusal);
-            }
+            requireOpen();
             if (topics.size() + events.size() > maxTopics) {
                 requireRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
             }
-            long first = lastId + 1;
-            // The journal first: when it refuses the events (its writer is behind), they take no ids and
-            // reach nobody, so a 503 means the event does not exist.
-            if (journal.durable()) {
-                CompletableFuture<Void> committed = journal.append(first, events,
-                        () -> deliverCommitted(first, events));
-                lastId += events.size();
-                return new Accepted(first, committed);
-            }
-            journal.append(first, events, null);
-            for (IncomingEvent event : events) {
-                TopicBroadcaster topic = topicFor(event.topicKey(), now);
-                topic.broadcast(PublishedEvent.encode(++lastId, event, topic), now, publication);
-            }
-            lastDelivered = lastId;
-            keepWindowsWithinBudget();
-            return new Accepted(first, EventJournal.COMMITTED);
         } finally {
             lock.unlock();
         }
     }
 
     /**
-     * Delivers events a durable journal has committed; it calls this in id order, on its own thread and
-     * not within a publish.
+     * Delivers events the log holds, with ids from {@code firstId} on, one apart, to their topics' subscribers. The
+     * log calls this in id order; an event at or below the last id delivered is ignored (a cluster's feed may
+     * hand one again after it restarts).
+     *
+     * @param publication collects the work the subscribers' offers leave for after the lock; the caller runs it
+     *                    ({@link Publication#runDeferred}) once this returns
      */
-    private void deliverCommitted(long firstId, List<IncomingEvent> events) {
+    public void deliver(long firstId, List<IncomingEvent> events, Publication publication) {
         long now = System.nanoTime();
         lock.lock();
         try {
             long id = firstId;
             for (IncomingEvent event : events) {
-                TopicBroadcaster topic = topicFor(event.topicKey(), now);
-                topic.broadcast(PublishedEvent.encode(id, event, topic), now, Publication.NONE);
-                lastDelivered = id++;
+                if (id > lastDelivered) {
+                    deliverOne(id, event, now, publication);
+                    lastDelivered = id;
+                }
+                id++;
             }
             keepWindowsWithinBudget();
         } finally {
@@ -132,35 +106,16 @@ public final class Hub {
         }
     }
 
-    /**
-     * Delivers an event whose id a log that {@linkplain EventJournal#givesIds gives the ids} gave it (cluster
-     * mode: the stream's sequence). The log's reader calls this in id order; an id at or below the last one
-     * delivered is ignored.
-     *
-     * @param publication collects the writes the subscribers' offers leave; the caller runs them after this returns
-     */
-    public void deliverLogged(long id, IncomingEvent event, Publication publication) {
-        long now = System.nanoTime();
-        lock.lock();
-        try {
-            if (id <= lastDelivered) {
-                return;
-            }
-            if (topics.size() >= maxTopics && !topics.containsKey(event.topicKey())) {
-                // A new topic has no subscriber to deliver to, and past topic.max-count it is not made: any node's
-                // publisher could otherwise grow every node's heap one event type at a time. A later resume
-                // reads the event from the log.
-                forgottenUpTo = id;
-            } else {
-                TopicBroadcaster topic = topicFor(event.topicKey(), now);
-                topic.broadcast(PublishedEvent.encode(id, event, topic), now, publication);
-            }
-            lastId = id;
-            lastDelivered = id;
-            keepWindowsWithinBudget();
-        } finally {
-            lock.unlock();
+    private void deliverOne(long id, IncomingEvent event, long now, Publication publication) {
+        if (topics.size() >= maxTopics && !topics.containsKey(event.topicKey())) {
+            // A new topic has no subscriber to deliver to, and past topic.max-count it is not made: another node's
+            // publisher could otherwise grow this node's heap one event type at a time. A later resume reads the
+            // event from the log.
+            forgottenUpTo = id;
+            return;
         }
+        TopicBroadcaster topic = topicFor(event.topicKey(), now);
+        topic.broadcast(PublishedEvent.encode(id, event, topic), now, publication);
     }
 
     /**
@@ -183,15 +138,6 @@ public final class Hub {
     }
 
     /**
-     * An accepted publish.
-     *
-     * @param firstId   the id of the first event
-     * @param committed completes once the events are in the journal, if it is durable; else complete
-     */
-    public record Accepted(long firstId, CompletableFuture<Void> committed) {
-    }
-
-    /**
      * Registers a subscriber to the topics and takes its replay in the same step.
      *
      * @param afterId the last id the subscriber has seen; empty for live events only
@@ -200,17 +146,12 @@ public final class Hub {
         long now = System.nanoTime();
         lock.lock();
         try {
-            if (closed) {
-                throw new UnavailableException("the Event Handler is shutting down");
-            }
-            if (refusal != null) {
-                throw new UnavailableException(refusal);
-            }
-            if (journal.givesIds() && afterId.isPresent() && afterId.getAsLong() > lastDelivered) {
-                // Another node delivered it already; this one will in a moment. Served now, the events between
-                // would reach the subscriber twice.
+            requireOpen();
+            if (afterId.isPresent() && afterId.getAsLong() > lastDelivered && log.mayStillDeliver(afterId.getAsLong())) {
+                // Another node delivered it already, or it is being committed; this node will deliver it in a moment.
+                // Served now, the events between would reach the subscriber twice.
                 throw new UnavailableException("this node has not yet received event " + afterId.getAsLong()
-                        + " from the cluster's stream; try again in a moment");
+                        + "; try again in a moment");
             }
             requireRoomFor(topicKeys);
             List<TopicBroadcaster> subscribed = new ArrayList<>(topicKeys.size());
@@ -233,9 +174,9 @@ public final class Hub {
         }
         // A resume point beyond our sequence comes from before a restart that lost the sequence: all we
         // hold is new to that subscriber.
-        boolean sequenceReset = afterId > lastId;
-        // Older than the windows: the journal serves (afterId, startsAfter], the windows what follows.
-        boolean fromJournal = !sequenceReset && startsAfter > afterId && journal.replays();
+        boolean sequenceReset = afterId > lastDelivered;
+        // Older than the windows: the log serves (afterId, startsAfter], the windows what follows.
+        boolean fromJournal = !sequenceReset && startsAfter > afterId && log.replays();
         long from = sequenceReset ? 0 : fromJournal ? startsAfter : afterId;
         List<PublishedEvent> events = new ArrayList<>();
         for (TopicBroadcaster topic : subscribed) {
@@ -336,6 +277,15 @@ public final class Hub {
         }
         return snapshot.stream().map(TopicBroadcaster::stats)
                 .sorted(Comparator.comparing(TopicStats::eventType)).toList();
+    }
+
+    private void requireOpen() {
+        if (closed) {
+            throw new UnavailableException("the Event Handler is shutting down");
+        }
+        if (refusal != null) {
+            throw new UnavailableException(refusal);
+        }
     }
 
     private void requireRoomFor(Set<String> keys) {

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
  * One publish on its way through the hub, collecting the work its subscribers' offers leave for after the
  * hub's lock: an offer must not block nor wake other threads while every other publisher waits for the
  * lock, so it hands such work here, and the publishing thread does it once the lock is released
- * ({@link #runDeferred}). Passed from {@link Hub#publish} through each topic to each {@link Subscriber#offer}.
+ * ({@link #runDeferred}). Passed from {@link Hub#deliver} through each topic to each {@link Subscriber#offer}.
  *
  * <p>Offers that come from no publish (events a durable journal has committed, heartbeats) get
  * {@link #NONE}, which defers nothing: the subscriber hands its work to its own threads instead.

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import eu.arrowhead.eventhandler.cluster.StandInJetStream.Consumer;
 import eu.arrowhead.eventhandler.testing.RecordingSubscriber;
 import eu.arrowhead.eventhandler.testing.SampleEvents;
-import eu.arrowhead.eventhandler.testing.StreamFedJournal;
+import eu.arrowhead.eventhandler.testing.StreamFedLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import io.nats.client.Message;
@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
  */
 class StreamFeedTest {
     private final StreamMessages messages = new StreamMessages("eh.events");
-    private final Hub hub = new Hub(10, 1_000, 1 << 20, 1 << 22, new StreamFedJournal());
+    private final Hub hub = new Hub(10, 1_000, 1 << 20, 1 << 22, new StreamFedLog());
     private final RecordingSubscriber subscriber = new RecordingSubscriber();
     private final StandInJetStream nats = new StandInJetStream();
     private final ExecutorService dispatcherThread = Executors.newSingleThreadExecutor();

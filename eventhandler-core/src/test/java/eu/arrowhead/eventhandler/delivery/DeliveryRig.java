@@ -2,8 +2,10 @@ package eu.arrowhead.eventhandler.delivery;
 
 import eu.arrowhead.eventhandler.config.EventHandlerConfig.WriteMode;
 import eu.arrowhead.eventhandler.config.SubscriberLimits;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Replay;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
@@ -42,13 +44,13 @@ final class DeliveryRig {
      * @param queueMaxBytes {@code subscriber.queue-max-bytes}; all queues together may hold far more
      * @param writers       the writer threads
      */
-    DeliveryRig(Hub hub, long queueMaxBytes, Executor writers) {
-        this.hub = hub;
+    DeliveryRig(LocalHub local, long queueMaxBytes, Executor writers) {
+        this.hub = local.hub();
         this.writers = writers;
         this.supervisor = new StreamSupervisor(hub, new SubscriberLimits(MAX_STREAMS,
                 MAX_STREAMS * SubscriberLimits.MIN_STREAM_BYTES, queueMaxBytes, 4L * MAX_STREAMS * queueMaxBytes),
                 HEARTBEAT, WRITE_TIMEOUT, this::ended);
-        this.publishes = new PublisherWrites(hub, WriteMode.QUEUED, WRITE_TIMEOUT.toNanos());
+        this.publishes = new PublisherWrites(local.log(), WriteMode.QUEUED, WRITE_TIMEOUT.toNanos());
     }
 
     /** A stream of the topics over {@code port}, known to the supervisor but not yet registered with the hub. */
@@ -71,9 +73,9 @@ final class DeliveryRig {
         return stream;
     }
 
-    /** A publish as the publishing thread runs it: the hub, then the writes it leaves to this thread. */
+    /** A publish as the publishing thread runs it: the log and the hub, then the writes it leaves to this thread. */
     long publish(List<IncomingEvent> events) {
-        return publishes.publish(events).firstId();
+        return publishes.publish(events, PublishKey.NONE)[0];
     }
 
     /** Bytes all subscriber queues hold now. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.testing.ConcurrentPublishers;
 import eu.arrowhead.eventhandler.testing.RecordingSubscriber;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.testing.WatchedJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
@@ -59,10 +60,11 @@ class ResumeHandOverTest {
             Interleaving interleaving = Interleaving.values()[run % interleavings.length];
             interleavings[interleaving.ordinal()]++;
             WatchedJournal journal = new WatchedJournal();
-            Hub hub = new Hub(10, 100_000, 1 << 26, 1 << 28, journal);
+            LocalHub local = new LocalHub(10, 100_000, 1 << 26, 1 << 28, journal);
+            Hub hub = local.hub();
             RecordingSubscriber everything = new RecordingSubscriber();
             hub.subscribe(Set.of(TOPICS), everything, OptionalLong.empty());
-            DeliveryRig rig = new DeliveryRig(hub, 64L << 20, this::onWriter);
+            DeliveryRig rig = new DeliveryRig(local, 64L << 20, this::onWriter);
             StandInPort port = new StandInPort(64 + random.nextInt(1024));
             CountDownLatch holding = new CountDownLatch(1);
             CountDownLatch letGo = new CountDownLatch(1);
@@ -75,7 +77,8 @@ class ResumeHandOverTest {
             ConcurrentPublishers publishers = ConcurrentPublishers.start(threads, PUBLISHERS, List.of(TOPICS),
                     random.nextLong(), 200, rig::publish);
             long resumeFrom = random.nextInt(150);
-            journal.awaitGiven(resumeFrom + 1 + random.nextInt(50), TIMEOUT);
+            // Past the batch (of at most three) that holds resumeFrom, so that resumeFrom is delivered too.
+            journal.awaitGiven(resumeFrom + 3 + random.nextInt(50), TIMEOUT);
             SubscriberQueue stream = rig.open(port, TOPICS);
             Replay replay = rig.subscribe(stream, OptionalLong.of(resumeFrom));
             assertNull(replay.gap());

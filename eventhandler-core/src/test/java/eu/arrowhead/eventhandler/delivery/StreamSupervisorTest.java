@@ -4,7 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import eu.arrowhead.eventhandler.config.SubscriberLimits;
-import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.store.EventJournal;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class StreamSupervisorTest {
      */
     @Test
     void aStreamThatFailsToOpenGivesItsPlaceAndHeapChargeBack() {
-        StreamSupervisor supervisor = new StreamSupervisor(new Hub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE),
+        StreamSupervisor supervisor = new StreamSupervisor(new LocalHub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE).hub(),
                 new SubscriberLimits(1, 10 * CHARGE, 1 << 20, 1 << 20), Duration.ofSeconds(15), Duration.ofSeconds(30),
                 (reason, dropped) -> { });
         for (int attempt = 0; attempt < 3; attempt++) {

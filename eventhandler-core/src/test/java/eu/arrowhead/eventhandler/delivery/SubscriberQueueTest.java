@@ -10,6 +10,7 @@ import eu.arrowhead.eventhandler.delivery.DeliveryRig.Ended;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.RecordingSubscriber;
 import eu.arrowhead.eventhandler.testing.SampleEvents;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.testing.WatchedJournal;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.Publication;
@@ -40,10 +41,11 @@ class SubscriberQueueTest {
     /** Every id has four digits, so that the test's frames all cost the same in a queue. */
     private static final long IDS_AFTER = 999;
 
-    private final Hub hub = new Hub(10, 10_000, 1 << 24, 1 << 26, new WatchedJournal(IDS_AFTER));
+    private final LocalHub local = new LocalHub(10, 10_000, 1 << 24, 1 << 26, new WatchedJournal(IDS_AFTER));
+    private final Hub hub = local.hub();
     private final RecordingSubscriber everything = new RecordingSubscriber();
     private final ManualExecutor writers = new ManualExecutor();
-    private final DeliveryRig rig = new DeliveryRig(hub, QUEUE_MAX_BYTES, writers);
+    private final DeliveryRig rig = new DeliveryRig(local, QUEUE_MAX_BYTES, writers);
 
     SubscriberQueueTest() {
         hub.subscribe(Set.of(TOPIC), everything, OptionalLong.empty());
@@ -146,7 +148,7 @@ class SubscriberQueueTest {
     @Test
     void aStalledClientIsCutOffWhenItsQueueIsFull() {
         int frames = 20;
-        DeliveryRig bounded = new DeliveryRig(hub, frames * frameCost(), writers);
+        DeliveryRig bounded = new DeliveryRig(local, frames * frameCost(), writers);
         StandInPort port = new StandInPort(1);
         SubscriberQueue stream = bounded.openLive(port, TOPIC);
         writers.runAll();
@@ -175,7 +177,7 @@ class SubscriberQueueTest {
      */
     @Test
     void aQueueThatOverflowsBeforeTheStartIsAnsweredWithTheRefusal() {
-        DeliveryRig bounded = new DeliveryRig(hub, 3 * frameCost(), writers);
+        DeliveryRig bounded = new DeliveryRig(local, 3 * frameCost(), writers);
         StandInPort port = StandInPort.keepingUp();
         SubscriberQueue stream = bounded.open(port, TOPIC);
         bounded.subscribe(stream, OptionalLong.of(0));
@@ -269,7 +271,7 @@ class SubscriberQueueTest {
     void aClientThatClosesInTheMiddleOfAWrite() throws Exception {
         AtomicReference<Throwable> escaped = new AtomicReference<>();
         ExecutorService writerThread = Executors.newSingleThreadExecutor();
-        DeliveryRig threaded = new DeliveryRig(hub, QUEUE_MAX_BYTES, task -> writerThread.execute(() -> {
+        DeliveryRig threaded = new DeliveryRig(local, QUEUE_MAX_BYTES, task -> writerThread.execute(() -> {
             try {
                 task.run();
             } catch (Throwable e) {
@@ -359,9 +361,9 @@ class SubscriberQueueTest {
 
     /** What a frame of {@code SampleEvents.incoming(TOPIC, "xxxx-0000")} costs in a queue. */
     private long frameCost() {
-        Hub sizing = new Hub(1, 1, 1 << 20, 1 << 20, new WatchedJournal(IDS_AFTER));
+        LocalHub sizing = new LocalHub(1, 1, 1 << 20, 1 << 20, new WatchedJournal(IDS_AFTER));
         RecordingSubscriber one = new RecordingSubscriber();
-        sizing.subscribe(Set.of(TOPIC), one, OptionalLong.empty());
+        sizing.hub().subscribe(Set.of(TOPIC), one, OptionalLong.empty());
         sizing.publish(List.of(SampleEvents.incoming(TOPIC, "size-0000")), Publication.NONE);
         return QueueBudget.cost(one.offered().get(0).frame().length);
     }

@@ -12,7 +12,7 @@ import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.store.DatabaseEventStore;
-import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.topic.Publication;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,16 +42,16 @@ class InterruptedStopTest {
         try (StandInSubscriber subscriber = StandInSubscriber.healthy();
              PushSender sender = new PushSender(config.push(), null,
                      new TargetPolicy(config.push(), new OwnEndpoint(0)))) {
-            Hub hub = new Hub(10, 100, 1 << 20, 1 << 20, store);
-            LogCursors cursors = LogCursors.open(hub, store, sender, config.push(), 100);
+            LocalHub local = new LocalHub(10, 100, 1 << 20, 1 << 20, store);
+            LogCursors cursors = LogCursors.open(local.hub(), local.log(), store, sender, config.push(), 100);
             PushSubscriptions subscriptions = cursors.subscriptions(new Authorizer() {
             });
             long id = subscriptions.subscribe(JsonMapper.get().readValue(
                     subscriber.subscription("consumer", "reading", ""), SubscriptionRequest.class)).id();
             long last = 0;
             for (int i = 0; i < 20; i++) {
-                last = hub.publish(List.of(validator.validate(new EventPublishRequest("reading", "e" + i, null,
-                        SystemRequest.named("sensor"), null), Instant.now(), "")), Publication.NONE).firstId();
+                last = local.publish(List.of(validator.validate(new EventPublishRequest("reading", "e" + i, null,
+                        SystemRequest.named("sensor"), null), Instant.now(), "")), Publication.NONE);
             }
             subscriber.awaitEvents(20);
             // Each 200 is acknowledged once its POST has ended.

@@ -12,9 +12,10 @@ import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.store.EventJournal;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.testing.Await;
-import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.Publication;
 import java.net.InetAddress;
@@ -33,7 +34,8 @@ class PushAccountingTest {
     private final EventValidator validator = new EventValidator(65_536, Duration.ofMinutes(2));
     private final PushConfig config = ConfigLoader.withOverrides(Map.of("push.sender-threads", "1")).push();
     /** Room for one topic: a subscription to a second event type is refused by the hub. */
-    private final Hub hub = new Hub(1, 10, 1 << 20, 1 << 20, EventJournal.NONE);
+    private final LocalHub local = new LocalHub(1, 10, 1 << 20, 1 << 20, EventJournal.NONE);
+    private final Hub hub = local.hub();
 
     @Test
     void everyChargeIsGivenBackOnEveryPath() throws Exception {
@@ -68,7 +70,7 @@ class PushAccountingTest {
     }
 
     private void publish(String payload) {
-        hub.publish(List.of(validator.validate(new EventPublishRequest("level", payload, null, null, null),
+        local.publish(List.of(validator.validate(new EventPublishRequest("level", payload, null, null, null),
                 Instant.now(), "")), Publication.NONE);
     }
 

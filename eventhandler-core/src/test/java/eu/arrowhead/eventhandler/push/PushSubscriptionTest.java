@@ -13,8 +13,9 @@ import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.publish.EventValidator;
 import eu.arrowhead.eventhandler.security.Authorizer;
+import eu.arrowhead.eventhandler.store.EventJournal;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
-import eu.arrowhead.eventhandler.topic.EventJournal;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.Publication;
 import java.time.Duration;
@@ -70,7 +71,8 @@ class PushSubscriptionTest {
             }
         };
         PushConfig config = ConfigLoader.withOverrides(Map.of("push.sender-threads", "1")).push();
-        Hub hub = new Hub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE);
+        LocalHub local = new LocalHub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE);
+        Hub hub = local.hub();
         try (PushSender sender = new PushSender(config, null, new TargetPolicy(config, new OwnEndpoint(0)));
              StandInSubscriber subscriber = StandInSubscriber.healthy()) {
             PushSubscriptions subscriptions = new PushSubscriptions(hub, SubscriptionStore.NONE, authorizer, sender,
@@ -79,21 +81,21 @@ class PushSubscriptionTest {
                     subscriber.subscription("consumer", "level", ""), SubscriptionRequest.class));
             assertNull(created.sources());
 
-            publish(hub, "from-a", "a");
+            publish(local, "from-a", "a");
             subscriber.awaitEvents(1);
             allowed.set(Optional.of(Set.of("b")));
             authorizer.authorizationChanged();
             assertEquals(List.of("b"), subscriptions.get(created.id()).orElseThrow().sources().stream()
                     .map(SystemResponse::systemName).toList());
-            publish(hub, "second-from-a", "a");
-            publish(hub, "from-b", "b");
+            publish(local, "second-from-a", "a");
+            publish(local, "from-b", "b");
             subscriber.awaitEvents(2);
             assertEquals(List.of("from-a", "from-b"), subscriber.payloads());
         }
     }
 
-    private void publish(Hub hub, String payload, String source) {
-        hub.publish(List.of(validator.validate(new EventPublishRequest("level", payload, null,
+    private void publish(LocalHub local, String payload, String source) {
+        local.publish(List.of(validator.validate(new EventPublishRequest("level", payload, null,
                 SystemRequest.named(source), null), Instant.now(), "")), Publication.NONE);
     }
 }

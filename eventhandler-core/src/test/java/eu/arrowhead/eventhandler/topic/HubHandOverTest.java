@@ -8,11 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.store.LocalEventLog;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.ConcurrentPublishers;
 import eu.arrowhead.eventhandler.testing.RecordingSubscriber;
 import eu.arrowhead.eventhandler.testing.SampleEvents;
-import eu.arrowhead.eventhandler.testing.StreamFedJournal;
+import eu.arrowhead.eventhandler.testing.LocalHub;
+import eu.arrowhead.eventhandler.testing.StreamFedLog;
 import eu.arrowhead.eventhandler.testing.WatchedJournal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,7 +38,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The hand-over from replay to live: a subscriber that resumes from an id while other threads publish receives
  * every later event of its topics exactly once and in id order, the older ones in its replay and the rest live.
- * Publishers start together at a barrier; where the test wants one interleaving for sure, a publish is held
+ * Publishers start together at a barrier; where the test wants one interleaving for sure, a delivery is held
  * inside the hub's lock until the subscriber queues for it.
  */
 class HubHandOverTest {
@@ -62,12 +64,14 @@ class HubHandOverTest {
         Random random = new Random(5);
         for (int run = 0; run < 100; run++) {
             WatchedJournal journal = new WatchedJournal();
-            Hub hub = new Hub(10, 100_000, 1 << 26, 1 << 28, journal);
+            LocalHub local = new LocalHub(10, 100_000, 1 << 26, 1 << 28, journal);
+            Hub hub = local.hub();
             long resumeFrom = random.nextInt(200);
             RecordingSubscriber everything = everything(hub, TOPICS);
-            ConcurrentPublishers publishers = publishers(hub, random.nextLong(), 250);
+            ConcurrentPublishers publishers = publishers(local, random.nextLong(), 250);
             RecordingSubscriber live = new RecordingSubscriber();
-            journal.awaitGiven(resumeFrom + 1 + random.nextInt(50), TIMEOUT);
+            // Past the batch (of at most three) that holds resumeFrom, so that resumeFrom is delivered too.
+            journal.awaitGiven(resumeFrom + 3 + random.nextInt(50), TIMEOUT);
             Replay replay = hub.subscribe(TOPICS, live, OptionalLong.of(resumeFrom));
             publishers.allow(100);
             journal.awaitGiven(replay.liveAfterId() + 100, TIMEOUT);
@@ -81,26 +85,28 @@ class HubHandOverTest {
     }
 
     /**
-     * A subscriber that comes while a batch is half delivered (held inside the hub's lock, after its ids were given)
-     * waits for the whole batch: it is in the replay, every event of it, and live delivery starts after it.
+     * A subscriber that comes while a batch is half delivered (held inside the hub's lock, after its ids were given
+     * and its first events offered) waits for the whole batch: it is in the replay, every event of it, and live
+     * delivery starts after it. Another publisher meanwhile waits for the log, behind the held batch.
      */
     @Test
     void aResumeThatComesDuringABatchGetsTheWholeBatchInItsReplay() throws Exception {
         for (int run = 0; run < 20; run++) {
             WatchedJournal journal = new WatchedJournal();
-            Hub hub = new Hub(10, 100_000, 1 << 26, 1 << 28, journal);
+            LocalHub local = new LocalHub(10, 100_000, 1 << 26, 1 << 28, journal);
+            Hub hub = local.hub();
             RecordingSubscriber everything = everything(hub, TOPICS);
-            publish(hub, SampleEvents.batch("a", "before", 10));
+            publish(local, SampleEvents.batch("a", "before", 10));
             CountDownLatch holding = new CountDownLatch(1);
             CountDownLatch letGo = new CountDownLatch(1);
-            journal.holdAt(11, holding, letGo);
-            Future<?> batch = threads.submit(() -> publish(hub, SampleEvents.batch("b", "held", 5)));
+            hub.subscribe(TOPICS, new HoldingSubscriber(13, holding, letGo), OptionalLong.empty());
+            Future<?> batch = threads.submit(() -> publish(local, SampleEvents.batch("b", "held", 5)));
             assertTrue(holding.await(10, TimeUnit.SECONDS));
             RecordingSubscriber live = new RecordingSubscriber();
             Future<Replay> resume = threads.submit(() -> hub.subscribe(TOPICS, live, OptionalLong.of(3)));
-            ConcurrentPublishers others = publishers(hub, run, 20);
-            Await.until("the resume and another publisher queue for the hub's lock", TIMEOUT,
-                    () -> parkedIn("subscribe") == 1 && parkedIn("publish") >= 1);
+            ConcurrentPublishers others = publishers(local, run, 20);
+            Await.until("the resume queues for the hub's lock, another publisher for the log's", TIMEOUT,
+                    () -> parkedIn(Hub.class, "subscribe") == 1 && parkedIn(LocalEventLog.class, "appendNew") >= 1);
             letGo.countDown();
             batch.get(10, TimeUnit.SECONDS);
             Replay replay = resume.get(10, TimeUnit.SECONDS);
@@ -114,6 +120,28 @@ class HubHandOverTest {
         }
     }
 
+    /** A subscriber that holds the hub's lock when it is offered one id, until let go. */
+    private record HoldingSubscriber(long holdAt, CountDownLatch holding, CountDownLatch letGo) implements Subscriber {
+        @Override
+        public SubscriberFilter filter() {
+            return SubscriberFilter.NONE;
+        }
+
+        @Override
+        public void offer(PublishedEvent event, Publication publication) {
+            if (event.id() != holdAt) {
+                return;
+            }
+            holding.countDown();
+            try {
+                assertTrue(letGo.await(30, TimeUnit.SECONDS), "a delivery held in the hub's lock was never let go");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(e);
+            }
+        }
+    }
+
     /**
      * A resume from before its topic's replay window (the event store off) is told of the gap, exactly up to the
      * oldest event the window still holds, and gets every event of the topic after it once, while publishers go on.
@@ -123,9 +151,10 @@ class HubHandOverTest {
         Random random = new Random(7);
         for (int run = 0; run < 50; run++) {
             WatchedJournal journal = new WatchedJournal();
-            Hub hub = new Hub(10, 16, 1 << 26, 1 << 28, journal);
+            LocalHub local = new LocalHub(10, 16, 1 << 26, 1 << 28, journal);
+            Hub hub = local.hub();
             RecordingSubscriber everything = everything(hub, Set.of("a"));
-            ConcurrentPublishers publishers = publishers(hub, random.nextLong(), 200);
+            ConcurrentPublishers publishers = publishers(local, random.nextLong(), 200);
             journal.awaitGiven(100 + random.nextInt(100), TIMEOUT);
             RecordingSubscriber live = new RecordingSubscriber();
             Replay replay = hub.subscribe(Set.of("a"), live, OptionalLong.of(5));
@@ -151,7 +180,7 @@ class HubHandOverTest {
     void aResumeWhileTheFeedDeliversGetsEveryLaterEventOnce() throws Exception {
         Random random = new Random(11);
         for (int run = 0; run < 100; run++) {
-            Hub hub = new Hub(10, 100_000, 1 << 26, 1 << 28, new StreamFedJournal());
+            Hub hub = new Hub(10, 100_000, 1 << 26, 1 << 28, new StreamFedLog());
             RecordingSubscriber everything = everything(hub, TOPICS);
             LongFunction<IncomingEvent> eventOf = id -> SampleEvents.incoming(id % 3 == 0 ? "b" : "a", "logged-" + id);
             CountDownLatch halfWay = new CountDownLatch(1);
@@ -235,15 +264,15 @@ class HubHandOverTest {
      * Four publishers of both topics, straight to the hub, {@code allowed} batches for a start; each does the work its
      * publishes leave it.
      */
-    private ConcurrentPublishers publishers(Hub hub, long seed, int allowed) throws Exception {
+    private ConcurrentPublishers publishers(LocalHub local, long seed, int allowed) throws Exception {
         return ConcurrentPublishers.start(threads, PUBLISHERS, List.copyOf(TOPICS), seed, allowed,
-                events -> publish(hub, events));
+                events -> publish(local, events));
     }
 
-    private static void publish(Hub hub, List<IncomingEvent> events) {
+    private static void publish(LocalHub local, List<IncomingEvent> events) {
         Publication publication = Publication.queued();
         try {
-            hub.publish(events, publication);
+            local.publish(events, publication);
         } finally {
             publication.runDeferred();
         }
@@ -252,20 +281,20 @@ class HubHandOverTest {
     private static void deliver(Hub hub, long id, IncomingEvent event) {
         Publication publication = Publication.queued();
         try {
-            hub.deliverLogged(id, event, publication);
+            hub.deliver(id, List.of(event), publication);
         } finally {
             publication.runDeferred();
         }
     }
 
-    /** Threads waiting for the hub's lock in {@code Hub.<method>}. */
-    private static long parkedIn(String method) {
+    /** Threads waiting for a lock in {@code type.method}. */
+    private static long parkedIn(Class<?> type, String method) {
         return Thread.getAllStackTraces().entrySet().stream()
                 .filter(thread -> thread.getKey().getState() == Thread.State.WAITING)
                 .map(thread -> Arrays.asList(thread.getValue()))
                 .filter(stack -> stack.stream().anyMatch(frame -> frame.getClassName().startsWith(
                         ReentrantLock.class.getName()) && frame.getMethodName().equals("lock")))
-                .filter(stack -> stack.stream().anyMatch(frame -> frame.getClassName().equals(Hub.class.getName())
+                .filter(stack -> stack.stream().anyMatch(frame -> frame.getClassName().equals(type.getName())
                         && frame.getMethodName().equals(method)))
                 .count();
     }

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
-import eu.arrowhead.eventhandler.testing.StreamFedJournal;
+import eu.arrowhead.eventhandler.testing.StreamFedLog;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -25,11 +25,11 @@ class HubLoggedDeliveryTest {
 
     @Test
     void eventsOfTopicsPastTheLimitAdvanceTheSequenceButMakeNoTopic() {
-        Hub hub = new Hub(2, 10, 1 << 20, 1 << 20, new StreamFedJournal());
-        hub.deliverLogged(5, event("one"), Publication.NONE);
-        hub.deliverLogged(9, event("two"), Publication.NONE);
-        hub.deliverLogged(12, event("three"), Publication.NONE);
-        hub.deliverLogged(12, event("one"), Publication.NONE);
+        Hub hub = new Hub(2, 10, 1 << 20, 1 << 20, new StreamFedLog());
+        hub.deliver(5, List.of(event("one")), Publication.NONE);
+        hub.deliver(9, List.of(event("two")), Publication.NONE);
+        hub.deliver(12, List.of(event("three")), Publication.NONE);
+        hub.deliver(12, List.of(event("one")), Publication.NONE);
 
         assertEquals(List.of("one", "two"), hub.stats().stream().map(TopicStats::eventType).toList());
         assertEquals(12, hub.lastId());
@@ -38,8 +38,8 @@ class HubLoggedDeliveryTest {
 
     @Test
     void aResumeAheadOfThisNodeIsRefusedForNow() {
-        Hub hub = new Hub(10, 10, 1 << 20, 1 << 20, new StreamFedJournal());
-        hub.deliverLogged(3, event("ahead"), Publication.NONE);
+        Hub hub = new Hub(10, 10, 1 << 20, 1 << 20, new StreamFedLog());
+        hub.deliver(3, List.of(event("ahead")), Publication.NONE);
         Subscriber subscriber = new Subscriber() {
             @Override
             public SubscriberFilter filter() {

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import eu.arrowhead.eventhandler.store.EventJournal;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import eu.arrowhead.eventhandler.testing.SampleEvents;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /** What a publish carries from its subscribers' offers to its publishing thread, to be done after the hub's lock. */
 class PublicationTest {
-    private final Hub hub = new Hub(10, 100, 1 << 20, 1 << 20, EventJournal.NONE);
+    private final LocalHub local = new LocalHub(10, 100, 1 << 20, 1 << 20, EventJournal.NONE);
+    private final Hub hub = local.hub();
     private final List<String> done = new ArrayList<>();
 
     /**
@@ -27,7 +30,7 @@ class PublicationTest {
         hub.subscribe(Set.of("a"), leavingWork("first"), OptionalLong.empty());
         hub.subscribe(Set.of("a"), leavingWork("second"), OptionalLong.empty());
         Publication publication = Publication.queued();
-        hub.publish(SampleEvents.batch("a", "x", 2), publication);
+        local.publish(SampleEvents.batch("a", "x", 2), publication);
         assertEquals(List.of(), done, "nothing runs under the hub's lock");
 
         publication.runDeferred();

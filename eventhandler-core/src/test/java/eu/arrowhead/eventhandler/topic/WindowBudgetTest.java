@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
+import eu.arrowhead.eventhandler.store.EventJournal;
+import eu.arrowhead.eventhandler.testing.LocalHub;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +29,8 @@ class WindowBudgetTest {
         }
     };
 
-    private final Hub hub = new Hub(10_000, 1_000_000, Long.MAX_VALUE, BUDGET, EventJournal.NONE);
+    private final LocalHub local = new LocalHub(10_000, 1_000_000, Long.MAX_VALUE, BUDGET, EventJournal.NONE);
+    private final Hub hub = local.hub();
 
     @Test
     void aFloodOnOneTopicIsCutFromItsOwnWindowAndQuietTopicsKeepTheirs() {
@@ -92,7 +95,7 @@ class WindowBudgetTest {
 
     private void publish(String eventType, int payloadBytes) {
         byte[] json = EventEncoding.withIdZero(eventType, "x".repeat(payloadBytes), null, null, null);
-        hub.publish(List.of(new IncomingEvent(eventType, eventType, null, Map.of(), 0, json)), Publication.NONE);
+        local.publish(List.of(new IncomingEvent(eventType, eventType, null, Map.of(), 0, json)), Publication.NONE);
     }
 
     private Replay resume(String topic, long afterId) {

@@ -1,14 +1,17 @@
-package eu.arrowhead.eventhandler.topic;
+package eu.arrowhead.eventhandler.store;
 
-import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Where the hub hands every event once it has its id: the event store, or nowhere ({@link #NONE}). The
- * hub calls {@link #append} under its lock, so the journal receives events in id order.
+ * Where a single node's event log ({@link LocalEventLog}) keeps every event once it has its id: the event store,
+ * or nowhere ({@link #NONE}). The log calls {@link #append} under its lock, so the journal receives events in id
+ * order.
  */
 public interface EventJournal {
 
@@ -48,13 +51,13 @@ public interface EventJournal {
     long lastId();
 
     /**
-     * Whether events reach subscribers only once committed ({@code store.mode=sync}). Then the hub passes
+     * Whether events reach subscribers only once committed ({@code store.mode=sync}). Then the log passes
      * the delivery as {@code afterCommit} to {@link #append}; otherwise it delivers at once.
      */
     boolean durable();
 
     /**
-     * Takes events that have just been given consecutive ids. Called under the hub's lock, in id order:
+     * Takes events that have just been given consecutive ids. Called under the log's lock, in id order:
      * it must not block.
      *
      * @param afterCommit for a durable journal, run once the events are committed, before the returned
@@ -75,14 +78,6 @@ public interface EventJournal {
     default void requireRoom() {
     }
 
-    /**
-     * Whether the journal, not the hub, gives events their ids (cluster mode: the shared stream's sequence). The
-     * hub then never publishes or {@linkplain #append appends}; the journal's reader hands it every event, with
-     * its id, through {@link Hub#deliverLogged}.
-     */
-    default boolean givesIds() {
-        return false;
-    }
 
     /** Whether {@link #read} can serve events older than the replay windows hold. */
     boolean replays();
@@ -104,16 +99,4 @@ public interface EventJournal {
      */
     LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents);
 
-    /**
-     * A slice of the log.
-     *
-     * @param events     the events that passed the filter, oldest first
-     * @param gaps       each range of ids in the slice that the log does not hold (deleted by retention,
-     *                   dropped while the database was down, lost in a crash), oldest first; a subscriber is
-     *                   told of each where it lies among the events
-     * @param complete   whether the page reaches {@code upToId}; if not, it ends at {@code lastReadId}
-     * @param lastReadId the id of the last event read, filtered out or not
-     */
-    record LogPage(List<PublishedEvent> events, List<ReplayGap> gaps, boolean complete, long lastReadId) {
-    }
 }

@@ -1,8 +1,9 @@
-package eu.arrowhead.eventhandler.publish;
+package eu.arrowhead.eventhandler.store;
 
 import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -56,7 +57,7 @@ public final class IdempotencyKeys {
      * @return the key, or {@code null} for a request without one
      * @throws RequestException 400 for a key that breaks those rules
      */
-    static String checkedKey(String header) {
+    public static String checkedKey(String header) {
         if (header == null) {
             return null;
         }
@@ -79,14 +80,13 @@ public final class IdempotencyKeys {
      * {@link Claim#accepted} or {@link Claim#refused}, or it was answered before and {@link Claim#firstId} is its
      * answer.
      *
-     * @param scope the caller (its name in secure mode), so that two systems' keys never meet
-     * @param request what identifies the request besides its key: its path and body
      * @throws RequestException         422 if the key was used for another request
      * @throws UnavailableException  while the first request with the key is still being handled
      */
-    Claim claim(String scope, String key, String path, byte[] request) {
-        long fingerprint = fingerprint(path, request);
-        String scoped = scope + '\n' + key;
+    Claim claim(PublishKey request) {
+        long fingerprint = request.fingerprint();
+        String key = request.key();
+        String scoped = request.scope() + '\n' + key;
         long now = clock.getAsLong();
         synchronized (entries) {
             forgetExpired(now);
@@ -147,7 +147,7 @@ public final class IdempotencyKeys {
     }
 
     /** CRC-32C of the path and body: tells a retry from another request under the same key. */
-    static long fingerprint(String path, byte[] request) {
+    public static long fingerprint(String path, byte[] request) {
         CRC32C crc = new CRC32C();
         for (int i = 0; i < path.length(); i++) {
             crc.update(path.charAt(i));

@@ -1,4 +1,4 @@
-package eu.arrowhead.eventhandler.publish;
+package eu.arrowhead.eventhandler.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -21,8 +22,12 @@ class IdempotencyKeysTest {
     private final AtomicLong nanos = new AtomicLong();
     private final IdempotencyKeys keys = new IdempotencyKeys(Duration.ofSeconds(60), 3, nanos::get);
 
+    private IdempotencyKeys.Claim claim(String scope, String key, String path, byte[] body) {
+        return keys.claim(new PublishKey(scope, key, IdempotencyKeys.fingerprint(path, body)));
+    }
+
     private IdempotencyKeys.Claim publish(String key, long firstId, int count) {
-        IdempotencyKeys.Claim claim = keys.claim("caller", key, PATH, BODY);
+        IdempotencyKeys.Claim claim = claim("caller", key, PATH, BODY);
         assertTrue(claim.fresh(), key + " was known");
         claim.accepted(firstId, count, COMMITTED);
         return claim;
@@ -31,7 +36,7 @@ class IdempotencyKeysTest {
     @Test
     void aRepeatWithinTheWindowIsAnsweredWithTheFirstIds() {
         publish("k", 41, 2);
-        IdempotencyKeys.Claim repeat = keys.claim("caller", "k", PATH, BODY);
+        IdempotencyKeys.Claim repeat = claim("caller", "k", PATH, BODY);
         assertFalse(repeat.fresh());
         assertEquals(41, repeat.firstId());
         assertEquals(2, repeat.count());
@@ -41,49 +46,49 @@ class IdempotencyKeysTest {
     void aKeyIsForgottenWhenItsWindowEnds() {
         publish("k", 1, 1);
         nanos.addAndGet(Duration.ofSeconds(60).toNanos());
-        assertTrue(keys.claim("caller", "k", PATH, BODY).fresh());
+        assertTrue(claim("caller", "k", PATH, BODY).fresh());
         assertEquals(1, keys.size());
     }
 
     @Test
     void anotherCallersKeyIsAnotherKey() {
         publish("k", 1, 1);
-        assertTrue(keys.claim("another", "k", PATH, BODY).fresh());
+        assertTrue(claim("another", "k", PATH, BODY).fresh());
     }
 
     @Test
     void theSameKeyForAnotherBodyOrPathIsA422() {
         publish("k", 1, 1);
         RequestException body = assertThrows(RequestException.class,
-                () -> keys.claim("caller", "k", PATH, "{}".getBytes(StandardCharsets.UTF_8)));
+                () -> claim("caller", "k", PATH, "{}".getBytes(StandardCharsets.UTF_8)));
         assertEquals(422, body.status());
         RequestException path = assertThrows(RequestException.class,
-                () -> keys.claim("caller", "k", PATH + "/batch", BODY));
+                () -> claim("caller", "k", PATH + "/batch", BODY));
         assertEquals(422, path.status());
     }
 
     @Test
     void aRepeatWhileTheFirstIsHandledOrUncommittedIsToldToAskAgain() {
-        IdempotencyKeys.Claim first = keys.claim("caller", "k", PATH, BODY);
-        assertThrows(UnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
+        IdempotencyKeys.Claim first = claim("caller", "k", PATH, BODY);
+        assertThrows(UnavailableException.class, () -> claim("caller", "k", PATH, BODY));
 
         CompletableFuture<Void> commit = new CompletableFuture<>();
         first.accepted(7, 1, commit);
         first.failed(); // the commit did not come in time: the key must stay
-        assertThrows(UnavailableException.class, () -> keys.claim("caller", "k", PATH, BODY));
+        assertThrows(UnavailableException.class, () -> claim("caller", "k", PATH, BODY));
 
         commit.complete(null);
-        assertEquals(7, keys.claim("caller", "k", PATH, BODY).firstId());
+        assertEquals(7, claim("caller", "k", PATH, BODY).firstId());
     }
 
     @Test
     void aRequestRefusedBeforeItsIdsOrWhoseCommitFailedIsPublishedByTheRepeat() {
-        keys.claim("caller", "refused", PATH, BODY).failed();
-        assertTrue(keys.claim("caller", "refused", PATH, BODY).fresh());
+        claim("caller", "refused", PATH, BODY).failed();
+        assertTrue(claim("caller", "refused", PATH, BODY).fresh());
 
-        IdempotencyKeys.Claim first = keys.claim("caller", "failed", PATH, BODY);
+        IdempotencyKeys.Claim first = claim("caller", "failed", PATH, BODY);
         first.accepted(9, 1, CompletableFuture.failedFuture(new UnavailableException("the store failed")));
-        assertTrue(keys.claim("caller", "failed", PATH, BODY).fresh());
+        assertTrue(claim("caller", "failed", PATH, BODY).fresh());
     }
 
     @Test
@@ -94,8 +99,8 @@ class IdempotencyKeysTest {
         publish("d", 4, 1);
         assertEquals(3, keys.size());
         assertEquals(1, keys.forgottenEarly());
-        assertTrue(keys.claim("caller", "a", PATH, BODY).fresh(), "the oldest key was kept");
-        assertFalse(keys.claim("caller", "d", PATH, BODY).fresh());
+        assertTrue(claim("caller", "a", PATH, BODY).fresh(), "the oldest key was kept");
+        assertFalse(claim("caller", "d", PATH, BODY).fresh());
     }
 
     @Test

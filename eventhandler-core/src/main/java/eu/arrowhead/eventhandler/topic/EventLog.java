@@ -1,0 +1,92 @@
+package eu.arrowhead.eventhandler.topic;
+
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The event log: where a publish goes and what gives every event its id, and where resumes older than the
+ * replay windows are read. It is the seam between the broker and a backend, as the transport is in Mercure: a
+ * single node's log ({@code store/LocalEventLog}: the node's own sequence, kept in its database or nowhere) and a
+ * cluster's ({@code cluster/StreamEventLog}: the NATS stream every node shares) implement it whole, and nothing
+ * above it asks which one it is.
+ *
+ * <p>Either way, every event reaches this node's subscribers the same way: the log hands it to the hub's
+ * {@link Hub#deliver}, in id order, once it is in the log as far as the log promises. The local log does so on the
+ * publishing thread (or, in {@code store.mode=sync}, on its writer once the events are committed); the cluster's
+ * on the thread that reads the stream, for every node's publishes alike.
+ */
+public interface EventLog {
+
+    /**
+     * Appends one publish's events, all or none, with increasing ids.
+     *
+     * @param key         the request's {@code Idempotency-Key}: a repeat of an earlier request with the same key
+     *                    gets that request's ids and publishes nothing
+     * @param publication collects the work the subscribers' offers leave when the events are delivered on this
+     *                    thread; the caller runs it ({@link Publication#runDeferred}) once this returns or throws
+     * @return the events' ids, in order (consecutive in a single node's log; another node's events may lie
+     *         between them in a cluster's)
+     * @throws UnavailableException if the log cannot take the events now (503): they then exist nowhere
+     * @throws eu.arrowhead.eventhandler.protocol.RequestException 422 if the key named another request
+     */
+    long[] append(List<IncomingEvent> events, PublishKey key, Publication publication);
+
+    /**
+     * Fails at once if {@link #append} would refuse any event now, however small (the log's writer is behind, or
+     * the log cannot be reached), so that a publish is refused before its body is parsed. Does not block.
+     *
+     * @throws UnavailableException if the log cannot take an event now
+     */
+    void requireRoom();
+
+    /**
+     * Whether {@link #append} waits: for a commit, or for another server. A publish then runs on a worker thread,
+     * never on a selector.
+     */
+    boolean appendWaits();
+
+    /** The last id the log held when this node started: the hub delivers the events after it. */
+    long lastId();
+
+    /**
+     * Whether the log may still hand the hub {@code id}, an id past every event the hub has delivered: a resume
+     * from it then has to wait (an event being committed, or one another node appended that this node has not yet
+     * read). {@code false} for an id the log never gave, which comes from before a restart that lost the sequence.
+     */
+    boolean mayStillDeliver(long id);
+
+    /** Whether {@link #read} can serve events older than the replay windows hold. */
+    boolean replays();
+
+    /**
+     * Fails at once if a {@link #read} of ids in ({@code afterId}, {@code upToId}] is known to fail now (the
+     * database is down), so that a resume is refused without waiting for the database. Does not block.
+     *
+     * @throws UnavailableException if the log cannot be read now
+     */
+    void requireReadable(long afterId, long upToId);
+
+    /**
+     * Reads logged events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first, at most
+     * {@code maxEvents} of them before the filter. Blocks on the database or the stream: never call it on a
+     * selector thread.
+     *
+     * @throws UnavailableException if the log cannot be read now
+     */
+    LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents);
+
+    /**
+     * A slice of the log.
+     *
+     * @param events     the events that passed the filter, oldest first
+     * @param gaps       each range of ids in the slice that the log does not hold (deleted by retention,
+     *                   dropped while the database was down, lost in a crash), oldest first; a subscriber is
+     *                   told of each where it lies among the events
+     * @param complete   whether the page reaches {@code upToId}; if not, it ends at {@code lastReadId}
+     * @param lastReadId the id of the last event read, filtered out or not
+     */
+    record LogPage(List<PublishedEvent> events, List<ReplayGap> gaps, boolean complete, long lastReadId) {
+    }
+}
