@@ -6,8 +6,6 @@ import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Replay;
-import eu.arrowhead.eventhandler.topic.Subscriber;
-import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -38,14 +36,12 @@ import java.util.Set;
  * the hub's lock may wait for this monitor, so nothing slow runs under it: a page is read, and charged to the
  * budget, before it is handed over.
  */
-final class LogCursor implements Subscriber, PushDelivery, PushQueue {
+final class LogCursor extends HubDelivery {
     private final long subscriptionId;
     private final Hub hub;
     private final LogCursors cursors;
-    private final PushSender sender;
     private final Runnable startSending;
     private final Runnable readTheLog;
-    private volatile PushRules rules;
     /** Where it goes on from after a restart; -1 for a new subscription. Guarded by this, as are the fields below. */
     private long resumeAfter;
     private final Set<String> topics = new HashSet<>(2);
@@ -75,13 +71,12 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     /** @param resumeAfter the cursor as the database kept it, or -1 for a subscription that has none yet */
     LogCursor(long subscriptionId, Hub hub, LogCursors cursors, PushSender sender, PushBudget budget,
               PushRules rules, long resumeAfter) {
+        super(sender, rules);
         this.subscriptionId = subscriptionId;
         this.hub = hub;
         this.cursors = cursors;
-        this.sender = sender;
         this.readTheLog = () -> cursors.read(this);
         this.held = new HeldEvents(budget, readTheLog);
-        this.rules = rules;
         this.resumeAfter = resumeAfter;
         this.saved = resumeAfter;
         this.startSending = () -> sender.start(this);
@@ -186,32 +181,13 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     }
 
     @Override
-    public void rules(PushRules changed) {
-        rules = changed;
-    }
-
-    @Override
-    public PushRules rules() {
-        return rules;
-    }
-
-    @Override
-    public SubscriberFilter filter() {
-        return rules.filter();
-    }
-
-    @Override
-    public void offer(PublishedEvent event, Publication publication) {
-        if (!rules.inWindow(event.timeStampMillis())) {
-            return;
-        }
-        PushBody body = sender.bodyFor(event);
+    void offer(PushBody body, Publication publication) {
         Runnable wake;
         synchronized (this) {
             if (closed) {
                 return;
             }
-            offeredUpTo = event.id();
+            offeredUpTo = body.id();
             if (behind || failedInARow > 0 || !held.tryAdd(body)) {
                 // The log has it: read once the subscriber takes events again.
                 behind = true;
@@ -223,7 +199,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
                 reading = true;
                 wake = readTheLog;
             } else {
-                heldUpTo = event.id();
+                heldUpTo = body.id();
                 if (sending || reading) {
                     return;
                 }
@@ -286,7 +262,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
         long upTo;
         int movesBefore;
         Set<String> from;
-        PushRules current = rules;
+        PushRules current = rules();
         synchronized (this) {
             if (!reading) {
                 // A wake from the budget's line that the cursor no longer waited for.
