@@ -49,7 +49,7 @@ final class LogCursor extends HubDelivery {
     private final HeldEvents held;
     /** The last id the subscriber acknowledged, or that needed no POST: the cursor. */
     private long acknowledged;
-    /** The cursor's value the database has. */
+    /** The cursor's value the database has; -1 until a new cursor's first save has ended. */
     private long saved;
     /** Every event up to this id that the subscription gets is acknowledged, in flight or in the buffer. */
     private long heldUpTo;
@@ -392,12 +392,13 @@ final class LogCursor extends HubDelivery {
     }
 
     /**
-     * The cursor to save, if it moved since the last save.
+     * The cursor to save, if it moved since the last save. Not before a new cursor's first save has ended: the
+     * periodic save would insert its row at the same time, and one of the two inserts fail (the subscribe, 503).
      *
-     * @return the acknowledged id, or -1 if the database has it already
+     * @return the acknowledged id, or -1 if the database has it already (or is being given it by the subscribe)
      */
     synchronized long unsaved() {
-        return following && acknowledged != saved ? acknowledged : -1;
+        return following && saved >= 0 && acknowledged != saved ? acknowledged : -1;
     }
 
     /** The database has {@code cursor} now. */
