@@ -203,6 +203,9 @@ public final class BrokerMetrics {
                         subscriptions.queued()),
                 gauge("eventhandler_push_queued_bytes", "Heap the events waiting for push subscribers are"
                         + " charged (push.total-max-bytes)", subscriptions.queuedBytes()),
+                gauge("eventhandler_push_waiting_for_room", "Push subscriptions whose cursor holds nothing and"
+                        + " waits for room in push.total-max-bytes to take its next event from the log",
+                        subscriptions.waitingForRoom()),
                 gauge("eventhandler_push_subscriptions_bytes", "Heap the push subscriptions are estimated to"
                         + " hold (push.total-max-bytes)", subscriptions.subscriptionBytes()),
                 gauge("eventhandler_push_connections", "Connections open to push subscribers, in use or kept"

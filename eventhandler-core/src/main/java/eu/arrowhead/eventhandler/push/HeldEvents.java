@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.push;
 
 import java.util.ArrayDeque;
+import java.util.List;
 
 /**
  * The events one push subscription holds in memory, each charged to the {@link PushBudget} from when it is added
@@ -9,12 +10,20 @@ import java.util.ArrayDeque;
  */
 final class HeldEvents {
     private final PushBudget budget;
-    private final ArrayDeque<PushBody> waiting = new ArrayDeque<>();
+    /** Its place in the budget's line, for {@link #admitPage}; {@code null} for a queue that never waits. */
+    private final PushBudget.Waiter waiter;
+    private ArrayDeque<PushBody> waiting = new ArrayDeque<>();
     private long bytes;
     private PushBody inFlight;
 
     HeldEvents(PushBudget budget) {
+        this(budget, null);
+    }
+
+    /** @param wakeWhenRoom asks its owner to read again once the budget has room for its next event */
+    HeldEvents(PushBudget budget, Runnable wakeWhenRoom) {
         this.budget = budget;
+        this.waiter = wakeWhenRoom == null ? null : new PushBudget.Waiter(wakeWhenRoom);
     }
 
     /** Whether the budget has room for {@code body} beside what this subscription holds. */
@@ -22,12 +31,65 @@ final class HeldEvents {
         return budget.admits(bytes, PushBudget.cost(body));
     }
 
-    /** Adds a body after those waiting; the caller checked {@link #admits} or holds it whatever the budget. */
+    /** Adds a body after those waiting; the caller checked {@link #admits}. */
     void add(PushBody body) {
         long cost = PushBudget.cost(body);
         waiting.add(body);
         bytes += cost;
         budget.took(cost);
+    }
+
+    /** Adds a body after those waiting if the budget has room for it, checked and charged in one step. */
+    boolean tryAdd(PushBody body) {
+        long cost = PushBudget.cost(body);
+        if (!budget.tryTake(bytes, cost)) {
+            return false;
+        }
+        waiting.add(body);
+        bytes += cost;
+        return true;
+    }
+
+    /**
+     * Charges the budget for the longest start of {@code page} that it has room for, for an owner that holds
+     * nothing; the first body may take room past the owner's share ({@link PushBudget#takeFirst}), and if even that
+     * is refused, the owner is in line and is woken when there is room. Touches only the budget, so it runs
+     * outside the owner's monitor: what is charged is handed over with {@link #take}, or given back.
+     */
+    Admitted admitPage(List<PushBody> page) {
+        ArrayDeque<PushBody> taken = new ArrayDeque<>(page.size());
+        long charged = 0;
+        for (PushBody body : page) {
+            long cost = PushBudget.cost(body);
+            if (taken.isEmpty() ? !budget.takeFirst(waiter, cost) : !budget.tryTake(charged, cost)) {
+                return new Admitted(taken, charged, body);
+            }
+            taken.add(body);
+            charged += cost;
+        }
+        return new Admitted(taken, charged, null);
+    }
+
+    /** Adds what {@link #admitPage} charged after those waiting: in one step, the page's own queue, if none wait. */
+    void take(Admitted admitted) {
+        if (waiting.isEmpty()) {
+            waiting = admitted.bodies();
+        } else {
+            waiting.addAll(admitted.bodies());
+        }
+        bytes += admitted.bytes();
+    }
+
+    /** Gives back what {@link #admitPage} charged and was not taken. */
+    void giveBack(Admitted admitted) {
+        budget.released(admitted.bytes());
+    }
+
+    /** Leaves the budget's line, if it is in it: the owner reads no more for now, or got its room. */
+    void leaveLine() {
+        if (waiter != null) {
+            budget.leave(waiter);
+        }
     }
 
     /** The body in flight, or {@code null}. */
@@ -61,10 +123,11 @@ final class HeldEvents {
         waiting.clear();
     }
 
-    /** Lets everything go, the body in flight too. */
+    /** Lets everything go, the body in flight and its place in the budget's line too. */
     void clear() {
         dropWaiting();
         sent();
+        leaveLine();
     }
 
     /** Whether it holds nothing, neither waiting nor in flight. */
@@ -80,5 +143,13 @@ final class HeldEvents {
         long cost = PushBudget.cost(body);
         bytes -= cost;
         budget.released(cost);
+    }
+
+    /**
+     * Bodies of a page charged to the budget, not yet held.
+     *
+     * @param refused the first body the budget had no room for, or {@code null}: the page is cut before it
+     */
+    record Admitted(ArrayDeque<PushBody> bodies, long bytes, PushBody refused) {
     }
 }

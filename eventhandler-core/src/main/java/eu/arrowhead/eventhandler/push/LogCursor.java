@@ -6,8 +6,6 @@ import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import eu.arrowhead.eventhandler.topic.Replay;
-import eu.arrowhead.eventhandler.topic.Subscriber;
-import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -27,23 +25,23 @@ import java.util.Set;
  * lets the hub's events go (the log has them) and, once its buffer is sent, reads the log a page at a time on
  * {@link LogCursors}' reader thread, until a page reaches the last event the hub offered; then it takes events from
  * memory again. A subscriber that is failing holds only the event being tried. A cursor holding nothing that is
- * refused an event reads the log at once (no POST's end would), and takes a page's first event whatever the
- * budget: an event larger than its share would otherwise stop it for good.
+ * refused an event reads the log at once (no POST's end would); a page's first event may take room past its share,
+ * and when even that is refused the cursor waits in the budget's line, and reads again once it has room.
  *
  * <p>What the log no longer holds when the cursor gets there (retention deleted it, or it was lost) is counted
  * for the subscription and logged once per hole. A subscription moved to another event type goes on from that
  * type's newest event, like cluster mode's new cursor, once the store has the move ({@link #move}).
  *
- * <p>Lock order: the hub's lock, then this; never the other way round.
+ * <p>Lock order: the hub's lock, then this, then the budget's line; never the other way round. A publisher holding
+ * the hub's lock may wait for this monitor, so nothing slow runs under it: a page is read, and charged to the
+ * budget, before it is handed over.
  */
-final class LogCursor implements Subscriber, PushDelivery, PushQueue {
+final class LogCursor extends HubDelivery {
     private final long subscriptionId;
     private final Hub hub;
     private final LogCursors cursors;
-    private final PushSender sender;
     private final Runnable startSending;
     private final Runnable readTheLog;
-    private volatile PushRules rules;
     /** Where it goes on from after a restart; -1 for a new subscription. Guarded by this, as are the fields below. */
     private long resumeAfter;
     private final Set<String> topics = new HashSet<>(2);
@@ -51,7 +49,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     private final HeldEvents held;
     /** The last id the subscriber acknowledged, or that needed no POST: the cursor. */
     private long acknowledged;
-    /** The cursor's value the database has. */
+    /** The cursor's value the database has; -1 until a new cursor's first save has ended. */
     private long saved;
     /** Every event up to this id that the subscription gets is acknowledged, in flight or in the buffer. */
     private long heldUpTo;
@@ -73,16 +71,15 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     /** @param resumeAfter the cursor as the database kept it, or -1 for a subscription that has none yet */
     LogCursor(long subscriptionId, Hub hub, LogCursors cursors, PushSender sender, PushBudget budget,
               PushRules rules, long resumeAfter) {
+        super(sender, rules);
         this.subscriptionId = subscriptionId;
         this.hub = hub;
         this.cursors = cursors;
-        this.sender = sender;
-        this.held = new HeldEvents(budget);
-        this.rules = rules;
+        this.readTheLog = () -> cursors.read(this);
+        this.held = new HeldEvents(budget, readTheLog);
         this.resumeAfter = resumeAfter;
         this.saved = resumeAfter;
         this.startSending = () -> sender.start(this);
-        this.readTheLog = () -> cursors.read(this);
     }
 
     long subscriptionId() {
@@ -184,33 +181,14 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     }
 
     @Override
-    public void rules(PushRules changed) {
-        rules = changed;
-    }
-
-    @Override
-    public PushRules rules() {
-        return rules;
-    }
-
-    @Override
-    public SubscriberFilter filter() {
-        return rules.filter();
-    }
-
-    @Override
-    public void offer(PublishedEvent event, Publication publication) {
-        if (!rules.inWindow(event.timeStampMillis())) {
-            return;
-        }
-        PushBody body = sender.bodyFor(event);
+    void offer(PushBody body, Publication publication) {
         Runnable wake;
         synchronized (this) {
             if (closed) {
                 return;
             }
-            offeredUpTo = event.id();
-            if (behind || failedInARow > 0 || !held.admits(body)) {
+            offeredUpTo = body.id();
+            if (behind || failedInARow > 0 || !held.tryAdd(body)) {
                 // The log has it: read once the subscriber takes events again.
                 behind = true;
                 if (sending || reading || stopping || moving || !following) {
@@ -221,8 +199,7 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
                 reading = true;
                 wake = readTheLog;
             } else {
-                held.add(body);
-                heldUpTo = event.id();
+                heldUpTo = body.id();
                 if (sending || reading) {
                     return;
                 }
@@ -274,22 +251,28 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
 
     /**
      * Reads the next page of what the subscriber has not got from the log and starts sending it; on the reader
-     * thread, and only while the buffer is empty and nothing is in flight.
+     * thread, and only while the buffer is empty and nothing is in flight. The page is read and charged to the
+     * budget outside this monitor, and handed over under it in one short step.
      *
-     * @return whether it read (false: the log cannot be read now, or the heap budget had no room for one more
-     *         event; {@link LogCursors} tries again later)
+     * @return whether it read, or waits in the budget's line to be woken (false: the log gave nothing past the
+     *         cursor yet; {@link LogCursors} tries again later)
      */
     boolean readPage(int maxEvents) {
         long after;
         long upTo;
         int movesBefore;
         Set<String> from;
-        PushRules current = rules;
+        PushRules current = rules();
         synchronized (this) {
+            if (!reading) {
+                // A wake from the budget's line that the cursor no longer waited for.
+                return true;
+            }
             if (closed || stopping || moving || topics.isEmpty()) {
                 // Unfollowed all (being removed): nothing to read until it follows a topic again. Moving: the
                 // move's end reads.
                 reading = false;
+                held.leaveLine();
                 return true;
             }
             after = heldUpTo;
@@ -306,54 +289,55 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
                 bodies.add(new PushBody(event));
             }
         }
-        long through = page.complete() ? upTo : page.lastReadId();
+        HeldEvents.Admitted admitted = held.admitPage(bodies);
+        boolean waits = admitted.bodies().isEmpty() && admitted.refused() != null;
+        // A page cut short by the budget is read again from where it stopped.
+        long through = admitted.refused() != null ? admitted.refused().id() - 1
+                : page.complete() ? upTo : page.lastReadId();
         boolean start;
-        boolean blocked;
-        List<ReplayGap> passed = new ArrayList<>(page.gaps().size());
+        boolean blocked = false;
+        boolean handedOver = false;
         synchronized (this) {
             if (closed || stopping) {
                 reading = false;
-                return true;
-            }
-            if (moves != movesBefore) {
+                start = false;
+            } else if (moves != movesBefore) {
                 // Moved to another topic while it read: read again from where the move put it.
                 cursors.read(this);
-                return true;
-            }
-            for (PushBody body : bodies) {
-                // A page always has its first event: held back while nothing else is held, one larger than the
-                // subscription's share would be read again for ever.
-                if (!held.admits(body) && !held.isEmpty()) {
-                    through = body.id() - 1;
-                    break;
-                }
-                held.add(body);
-            }
-            for (ReplayGap gap : page.gaps()) {
-                // Only the part passed: a page cut short by the budget is read again from where it stopped.
-                if (gap.requestedAfterId() < through) {
-                    passed.add(new ReplayGap(gap.requestedAfterId(), Math.min(gap.resumedAfterId(), through)));
-                }
-            }
-            boolean advanced = through > heldUpTo;
-            heldUpTo = Math.max(heldUpTo, through);
-            behind = offeredUpTo > heldUpTo;
-            start = held.waiting() > 0;
-            blocked = false;
-            if (start) {
-                reading = false;
-                sending = true;
-            } else if (!behind) {
-                reading = false;
-                acknowledged = Math.max(acknowledged, heldUpTo);
-            } else if (advanced) {
-                // A page of events that the subscription does not get: on to the next.
-                cursors.read(this);
+                start = false;
             } else {
-                blocked = true;
+                handedOver = true;
+                held.take(admitted);
+                boolean advanced = through > heldUpTo;
+                heldUpTo = Math.max(heldUpTo, through);
+                behind = offeredUpTo > heldUpTo;
+                start = held.waiting() > 0;
+                if (start) {
+                    reading = false;
+                    sending = true;
+                } else if (!behind) {
+                    reading = false;
+                    acknowledged = Math.max(acknowledged, heldUpTo);
+                } else if (advanced && !waits) {
+                    // A page of events that the subscription does not get: on to the next.
+                    cursors.read(this);
+                } else {
+                    // In line: the budget's wake reads again. Otherwise the log had nothing past the cursor yet.
+                    blocked = !waits;
+                }
             }
         }
-        passed.forEach(gap -> cursors.lost(this, gap));
+        if (!handedOver) {
+            held.giveBack(admitted);
+        }
+        if (!waits || !handedOver) {
+            held.leaveLine();
+        }
+        if (handedOver) {
+            page.gaps().stream().filter(gap -> gap.requestedAfterId() < through)
+                    .forEach(gap -> cursors.lost(this, new ReplayGap(gap.requestedAfterId(),
+                            Math.min(gap.resumedAfterId(), through))));
+        }
         if (start) {
             sender.start(this);
         }
@@ -408,12 +392,13 @@ final class LogCursor implements Subscriber, PushDelivery, PushQueue {
     }
 
     /**
-     * The cursor to save, if it moved since the last save.
+     * The cursor to save, if it moved since the last save. Not before a new cursor's first save has ended: the
+     * periodic save would insert its row at the same time, and one of the two inserts fail (the subscribe, 503).
      *
-     * @return the acknowledged id, or -1 if the database has it already
+     * @return the acknowledged id, or -1 if the database has it already (or is being given it by the subscribe)
      */
     synchronized long unsaved() {
-        return following && acknowledged != saved ? acknowledged : -1;
+        return following && saved >= 0 && acknowledged != saved ? acknowledged : -1;
     }
 
     /** The database has {@code cursor} now. */

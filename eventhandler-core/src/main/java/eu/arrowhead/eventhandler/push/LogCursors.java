@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  * them all, reads the log for those catching up, and keeps their cursors in the database.
  *
  * <p>One thread ({@code eh-push-log}) reads every catching-up cursor's pages, one page at a time, so the pages in
- * memory being read are one at a time whatever the number of subscribers; a read the store refuses now, or whose
- * events the heap budget has no room for, is tried again after the retry pause. The same thread saves the cursors
+ * memory being read are one at a time whatever the number of subscribers; a read the store refuses now is tried
+ * again after the retry pause, and a cursor whose next event the heap budget has no room for waits in the budget's
+ * line ({@link PushBudget#takeFirst}) and is read again once that room is free. The same thread saves the cursors
  * that moved, once a second, in one transaction: the POST path never waits for a commit. A new cursor is saved
  * before its subscription is answered. So a crash makes a subscriber get again at most what it acknowledged in
  * the last second (and a POST whose answer was not yet in), never fewer.
@@ -115,7 +116,7 @@ public final class LogCursors implements AutoCloseable {
             if (cursor.readPage(pageEvents)) {
                 return;
             }
-            why = "the push queues hold their share of push.total-max-bytes";
+            why = "the event log gave no event past its cursor yet";
         } catch (UnavailableException e) {
             why = e.getMessage();
         } catch (RuntimeException e) {

@@ -2,6 +2,9 @@ package eu.arrowhead.eventhandler.push;
 
 import eu.arrowhead.eventhandler.api.SubscriptionRequest;
 import eu.arrowhead.eventhandler.api.SystemRequest;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -20,9 +23,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * other half (that half divided among the subscriptions) takes no more: a cursor in the event log
  * ({@link LogCursor}) reads the rest from the log later, a queue in memory ({@link PushSubscriber}) loses its
  * oldest events instead, counted as dropped. A subscriber that keeps up is not touched, unless one event alone
- * is larger than its share while the queues are under pressure; and the queues never hold more than their half,
- * but for one exception: a cursor that holds nothing takes the next event of the log whatever its size, or one
- * larger than the share could never be delivered (so at most one event per subscription more).
+ * is larger than its share while the queues are under pressure.
+ *
+ * <p>A cursor that holds nothing may take its next event past its share, up to the queues' half (an event larger
+ * than the share would otherwise never be delivered); one that does not fit even so waits in line for room
+ * ({@link #takeFirst}). So the queues never hold more than their half, or one event alone when a single event is
+ * larger than that, however many subscriptions there are.
  */
 final class PushBudget {
     /** A subscription's objects besides its strings and collections: entry, subscriber, queue, rules, URI. */
@@ -38,6 +44,10 @@ final class PushBudget {
     private final AtomicLong subscriptions = new AtomicLong();
     private final AtomicInteger subscriptionCount = new AtomicInteger();
     private final AtomicLong queued = new AtomicLong();
+    /** Deliveries holding nothing whose next event did not fit, oldest first. Guarded by itself. */
+    private final ArrayDeque<Waiter> line = new ArrayDeque<>();
+    /** The cost of the first waiter's event (0: none waits): room every other taker leaves free for it. */
+    private volatile long kept;
 
     PushBudget(long totalBytes) {
         this.subscriptionsMax = totalBytes / 2;
@@ -114,15 +124,101 @@ final class PushBudget {
     /**
      * Whether a queue holding {@code queueBytes} may take {@code cost} more. The share is divided among the
      * subscriptions there are now, so a queue that filled while there were fewer may hold more than today's
-     * share; the queues' half caps them all the same. Offers come under the hub's lock; only a sender's
-     * release (which lowers the total) can come in between reading and adding.
+     * share; the queues' half caps them all the same. The room kept for the first waiter counts as taken.
      */
     boolean admits(long queueBytes, long cost) {
-        long all = queued.get() + cost;
+        return admits(queued.get(), queueBytes, cost);
+    }
+
+    private boolean admits(long queuedNow, long queueBytes, long cost) {
+        long all = queuedNow + kept + cost;
         if (all <= queuesPressure) {
             return true;
         }
         return queueBytes + cost <= queuesPressure / Math.max(1, subscriptionCount.get()) && all <= queuesMax;
+    }
+
+    /** {@link #admits} and {@link #took} in one step, so that takers on other threads cannot pass the half. */
+    boolean tryTake(long queueBytes, long cost) {
+        for (long now = queued.get(); admits(now, queueBytes, cost); now = queued.get()) {
+            if (queued.compareAndSet(now, now + cost)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Takes room for the next event of a delivery that holds nothing, past its share up to the queues' half; or,
+     * when it does not fit or others wait before it, puts {@code waiter} in line (once) and returns false.
+     *
+     * <p>Why a line rather than the event taken whatever its size (which never stalled a cursor): with a thousand
+     * subscriptions and 64 KiB events that alone was 64 MB, the whole of a small heap. Why not a reserve of one
+     * largest event per subscription, checked at subscribe: at 1/16 of a 64 MiB heap it would allow some thirty
+     * subscriptions. In line, the first waiter's room is kept from every other taker and it is woken once that
+     * room is free, so it cannot be starved by smaller events; one larger than the half goes once the queues
+     * hold nothing. Its event stays in the log meanwhile: nothing is skipped.
+     */
+    boolean takeFirst(Waiter waiter, long cost) {
+        List<Runnable> woken = new ArrayList<>(1);
+        try {
+            synchronized (line) {
+                Waiter first = line.peek();
+                if ((first == null || first == waiter) && takeAlone(cost)) {
+                    if (first != null) {
+                        line.poll();
+                        wakeFirst(woken);
+                    }
+                    return true;
+                }
+                waiter.cost = cost;
+                waiter.woken = false;
+                if (!line.contains(waiter)) {
+                    line.add(waiter);
+                }
+                wakeFirst(woken);
+                return false;
+            }
+        } finally {
+            woken.forEach(Runnable::run);
+        }
+    }
+
+    private boolean takeAlone(long cost) {
+        for (long now = queued.get(); fitsAlone(now, cost); now = queued.get()) {
+            if (queued.compareAndSet(now, now + cost)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean fitsAlone(long queuedNow, long cost) {
+        return queuedNow + cost <= queuesMax || queuedNow == 0;
+    }
+
+    /** Takes {@code waiter} out of line, if it is in it: its delivery reads or holds no more for now. */
+    void leave(Waiter waiter) {
+        if (kept == 0) {
+            return;
+        }
+        List<Runnable> woken = new ArrayList<>(1);
+        synchronized (line) {
+            if (line.remove(waiter)) {
+                wakeFirst(woken);
+            }
+        }
+        woken.forEach(Runnable::run);
+    }
+
+    /** Keeps the first waiter's room, and wakes it once that room is free. Under the line's lock. */
+    private void wakeFirst(List<Runnable> woken) {
+        Waiter first = line.peek();
+        kept = first == null ? 0 : first.cost;
+        if (first != null && !first.woken && fitsAlone(queued.get(), first.cost)) {
+            first.woken = true;
+            woken.add(first.wake);
+        }
     }
 
     void took(long cost) {
@@ -131,6 +227,14 @@ final class PushBudget {
 
     void released(long cost) {
         queued.addAndGet(-cost);
+        if (kept == 0) {
+            return;
+        }
+        List<Runnable> woken = new ArrayList<>(1);
+        synchronized (line) {
+            wakeFirst(woken);
+        }
+        woken.forEach(Runnable::run);
     }
 
     /** Bytes all push queues hold now. */
@@ -141,5 +245,27 @@ final class PushBudget {
     /** Bytes all push subscriptions are charged now. */
     long subscriptionBytes() {
         return subscriptions.get();
+    }
+
+    /** Deliveries waiting in line for room now. */
+    int waiting() {
+        synchronized (line) {
+            return line.size();
+        }
+    }
+
+    /**
+     * A delivery's place in line. {@code wake} asks it to try again; it is run once until the delivery has tried,
+     * never under the line's lock, and must take no delivery's monitor (a release under one may run it).
+     */
+    static final class Waiter {
+        private final Runnable wake;
+        /** Guarded by the line, as is {@link #woken}. */
+        private long cost;
+        private boolean woken;
+
+        Waiter(Runnable wake) {
+            this.wake = wake;
+        }
     }
 }

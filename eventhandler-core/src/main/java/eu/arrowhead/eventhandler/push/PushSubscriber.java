@@ -1,10 +1,7 @@
 package eu.arrowhead.eventhandler.push;
 
-import eu.arrowhead.eventhandler.topic.Publication;
-import eu.arrowhead.eventhandler.topic.PublishedEvent;
-import eu.arrowhead.eventhandler.topic.Subscriber;
 import eu.arrowhead.eventhandler.topic.Hub;
-import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import eu.arrowhead.eventhandler.topic.Publication;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -15,18 +12,13 @@ import java.util.Set;
  * in flight. A subscriber that is down or slow fills only its
  * own queue; past {@code push.queue-capacity}, or past its share of the heap ({@link PushBudget}), its
  * oldest events are dropped (counted).
- *
- * <p>The subscription's rules can change (subscribing again, {@code PUT}, an authorization update) without
- * losing what is queued: they are swapped as a whole.
  */
-final class PushSubscriber implements Subscriber, PushDelivery, PushQueue {
+final class PushSubscriber extends HubDelivery {
     private final Hub hub;
-    private final PushSender sender;
     private final int capacity;
     /** Guarded by this: the queue and the body in flight, which stays charged until the sender asks for the next. */
     private final HeldEvents held;
     private final Runnable startSending;
-    private volatile PushRules rules;
     /** Guarded by this: a body is being sent (or waits for its retry), and nothing else may start. */
     private boolean sending;
     private boolean closed;
@@ -34,11 +26,10 @@ final class PushSubscriber implements Subscriber, PushDelivery, PushQueue {
     private int failedInARow;
 
     PushSubscriber(Hub hub, PushSender sender, int capacity, PushBudget budget, PushRules rules) {
+        super(sender, rules);
         this.hub = hub;
-        this.sender = sender;
         this.capacity = capacity;
         this.held = new HeldEvents(budget);
-        this.rules = rules;
         this.startSending = () -> sender.start(this);
     }
 
@@ -53,26 +44,7 @@ final class PushSubscriber implements Subscriber, PushDelivery, PushQueue {
     }
 
     @Override
-    public void rules(PushRules changed) {
-        rules = changed;
-    }
-
-    @Override
-    public PushRules rules() {
-        return rules;
-    }
-
-    @Override
-    public SubscriberFilter filter() {
-        return rules.filter();
-    }
-
-    @Override
-    public void offer(PublishedEvent event, Publication publication) {
-        if (!rules.inWindow(event.timeStampMillis())) {
-            return;
-        }
-        PushBody body = sender.bodyFor(event);
+    void offer(PushBody body, Publication publication) {
         boolean start;
         synchronized (this) {
             if (closed) {

@@ -410,6 +410,11 @@ public final class PushSubscriptions {
         return budget.queuedBytes();
     }
 
+    /** Subscriptions whose cursor waits for heap room for its next event ({@link PushBudget#takeFirst}). */
+    public int waitingForRoom() {
+        return budget.waiting();
+    }
+
     /** Bytes of heap the subscriptions are charged, as {@link PushBudget} estimates them. */
     public long subscriptionBytes() {
         return budget.subscriptionBytes();

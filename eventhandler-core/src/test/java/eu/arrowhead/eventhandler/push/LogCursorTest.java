@@ -55,6 +55,22 @@ class LogCursorTest {
         return IntStream.range(from, to).mapToObj(i -> "e" + i).toList();
     }
 
+    /**
+     * A server whose push queues have 16 KiB, with subscriptions to "bulk" at {@code hanging} ("stuck") and to
+     * "reading" at {@code subscriber} ("consumer").
+     */
+    private TestServer stuckAndConsumer(StandInSubscriber hanging, StandInSubscriber subscriber) {
+        TestServer server = start("async", "push.total-max-bytes", "32768");
+        try {
+            PushDeliveryTest.subscribe(server, hanging.subscription("stuck", "bulk", ""));
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            return server;
+        } catch (RuntimeException | Error e) {
+            server.close();
+            throw e;
+        }
+    }
+
     /** Publishes events e{from} to e{to - 1} of {@code type}, a hundred to a request. */
     private static void publish(TestServer server, String type, int from, int to) {
         for (int first = from; first < to; first += 100) {
@@ -132,11 +148,9 @@ class LogCursorTest {
      */
     @Test
     void aLiveEventRefusedWhileTheCursorHoldsNothingIsReadFromTheLog() throws Exception {
-        try (TestServer server = start("async", "push.total-max-bytes", "32768");
-             StandInSubscriber hanging = StandInSubscriber.hanging();
-             StandInSubscriber subscriber = StandInSubscriber.healthy()) {
-            PushDeliveryTest.subscribe(server, hanging.subscription("stuck", "bulk", ""));
-            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+        try (StandInSubscriber hanging = StandInSubscriber.hanging();
+             StandInSubscriber subscriber = StandInSubscriber.healthy();
+             TestServer server = stuckAndConsumer(hanging, subscriber)) {
             for (int i = 0; i < 7; i++) {
                 server.publish("bulk", "b".repeat(1_000));
             }
@@ -150,6 +164,31 @@ class LogCursorTest {
             hanging.release();
             Await.until("both events at the subscriber", WAIT, () -> subscriber.bodies().size() >= 2);
             assertEquals(List.of(refused, "after"), subscriber.payloads());
+        }
+    }
+
+    /**
+     * An event that does not fit beside what another subscription holds, even past the share, waits in line (it
+     * stays in the log) rather than being taken over the queues' half, and is delivered once the other's POST ends.
+     */
+    @Test
+    void anEventWithoutRoomWaitsInLineAndIsDeliveredOnceThereIsRoom() throws Exception {
+        try (StandInSubscriber hanging = StandInSubscriber.hanging();
+             StandInSubscriber subscriber = StandInSubscriber.healthy();
+             TestServer server = stuckAndConsumer(hanging, subscriber)) {
+            // Alone within the queues' half (16 384 bytes), but not with the next one.
+            server.publish("bulk", "b".repeat(12_000));
+            Await.until("the hanging subscriber has its POST", WAIT, () -> hanging.requests() == 1);
+            String waiting = "y".repeat(6_000);
+            server.publish("reading", waiting);
+            Await.until("the cursor waits in line", WAIT,
+                    () -> server.metric("eventhandler_push_waiting_for_room") == 1);
+            assertEquals(List.of(), subscriber.payloads());
+            assertTrue(server.metric("eventhandler_push_queued_bytes") <= 16_384, "the push queues' half");
+            hanging.release();
+            subscriber.awaitEvents(1);
+            assertEquals(List.of(waiting), subscriber.payloads());
+            assertEquals(0, server.metric("eventhandler_push_waiting_for_room"));
         }
     }
 
