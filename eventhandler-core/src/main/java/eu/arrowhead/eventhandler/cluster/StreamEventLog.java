@@ -33,6 +33,12 @@ final class StreamEventLog implements EventLog {
         return publisher.append(events, key);
     }
 
+    /** The stream answers a repeat in {@link #append}: its duplicate window holds the keys, for every node. */
+    @Override
+    public long[] answered(PublishKey key) {
+        return null;
+    }
+
     @Override
     public void requireRoom() {
         requireUp("publish to another node");

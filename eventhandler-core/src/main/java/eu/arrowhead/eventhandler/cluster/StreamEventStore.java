@@ -1,14 +1,10 @@
 package eu.arrowhead.eventhandler.cluster;
 
-import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.store.AuthorizationStore;
 import eu.arrowhead.eventhandler.store.EventStore;
-import eu.arrowhead.eventhandler.topic.IncomingEvent;
-import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * What a cluster node keeps besides its event log ({@link StreamEventLog}): {@code mgmt/events} reads the shared

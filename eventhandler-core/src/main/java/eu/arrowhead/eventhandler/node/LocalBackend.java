@@ -105,6 +105,7 @@ public final class LocalBackend implements NodeBackend {
 
     @Override
     public boolean drain(Duration grace) throws InterruptedException {
+        log.close();
         boolean written = store == null || store.drain(grace);
         LogCursors cursors = pushCursors;
         if (cursors != null) {

@@ -21,7 +21,7 @@ import java.util.stream.Collectors;
 
 /**
  * An event's JSON ({@link Event}), the one place that knows how its id is put in. The validator encodes an
- * event once, before the hub's lock and before it has an id, with id 0: the JSON then starts with
+ * event once, before the log's and the hub's locks and before it has an id, with id 0: the JSON then starts with
  * {@code {"id":0,} and the rest, its fields, does not depend on the id. The hub writes the real id in front
  * of those fields into the SSE frame ({@link #putWithId}, a copy of bytes); the log keeps the JSON with its
  * id ({@link #withId}) and turns it back into the id-0 form for a replay ({@link #fromStored}). Push

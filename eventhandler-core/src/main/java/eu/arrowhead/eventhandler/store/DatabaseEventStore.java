@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The event store in a relational database (H2, or MySQL/MariaDB, through Hibernate): opens the log, continuing
- * the sequence after a crash, and wires its parts. The {@link JournalWriter} buffers what the hub appends and
+ * the sequence after a crash, and wires its parts. The {@link JournalWriter} buffers what the event log appends and
  * commits it off the request path, the {@link JournalReader} serves replays and {@code mgmt/events}, the
  * {@link RetentionTask} deletes what retention no longer keeps, and {@link EventDatabase} runs every statement,
  * push subscriptions' included.

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Performance: the writer's transaction runs in a {@link StatelessSession}, so no persistence context holds
  * the events and nothing is flushed or dirty-checked; its statements are the entity persisters' own, built
- * once at boot, so no query is parsed or translated per transaction. Ids are assigned by the hub, so the
+ * once at boot, so no query is parsed or translated per transaction. Ids are assigned by the event log, so the
  * inserts of a transaction go as one JDBC batch, which MySQL Connector/J rewrites into multi-row INSERTs
  * ({@code rewriteBatchedStatements}). Reads are plain queries on the primary key or the {@code (topic_key, id)}
  * index.

@@ -78,25 +78,13 @@ public interface EventJournal {
     default void requireRoom() {
     }
 
-
-    /** Whether {@link #read} can serve events older than the replay windows hold. */
+    /** As {@link eu.arrowhead.eventhandler.topic.EventLog#replays}. */
     boolean replays();
 
-    /**
-     * Fails at once if a {@link #read} of ids in ({@code afterId}, {@code upToId}] is known to fail now (the
-     * database is down), so that a resume is refused without waiting for the database. Does not block.
-     *
-     * @throws UnavailableException if the log cannot be read now
-     */
+    /** As {@link eu.arrowhead.eventhandler.topic.EventLog#requireReadable}; does nothing unless overridden. */
     default void requireReadable(long afterId, long upToId) {
     }
 
-    /**
-     * Reads logged events of the topics with ids in ({@code afterId}, {@code upToId}], oldest first, at most
-     * {@code maxEvents} of them before the filter. Blocks on the database: never call it on a selector thread.
-     *
-     * @throws UnavailableException if the log cannot be read now
-     */
+    /** As {@link eu.arrowhead.eventhandler.topic.EventLog#read}. */
     LogPage read(long afterId, long upToId, Set<String> topicKeys, SubscriberFilter filter, int maxEvents);
-
 }

@@ -8,7 +8,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Table;
 
 /**
- * One row of the event log. The id is the event's id in the global sequence, given by the hub: no
+ * One row of the event log. The id is the event's id in the global sequence, given by the event log: no
  * IDENTITY column, so inserts can be batched.
  */
 @Entity

@@ -37,7 +37,7 @@ public interface EventStore extends SubscriptionStore {
 
     /**
      * Waits until everything appended is written, or the deadline passes; no more appends may come (the
-     * hub is closed). The writer then stops.
+     * log is closed). The writer then stops.
      *
      * @return whether everything was written
      */

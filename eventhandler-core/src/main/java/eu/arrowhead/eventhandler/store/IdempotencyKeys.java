@@ -77,35 +77,21 @@ public final class IdempotencyKeys {
 
     /**
      * Takes a keyed request: either it is new, and the caller publishes it and then calls
-     * {@link Claim#accepted} or {@link Claim#refused}, or it was answered before and {@link Claim#firstId} is its
+     * {@link Claim#accepted} or {@link Claim#failed}, or it was answered before and {@link Claim#firstId} is its
      * answer.
      *
      * @throws RequestException         422 if the key was used for another request
      * @throws UnavailableException  while the first request with the key is still being handled
      */
     Claim claim(PublishKey request) {
-        long fingerprint = request.fingerprint();
-        String key = request.key();
-        String scoped = request.scope() + '\n' + key;
+        String scoped = request.scope() + '\n' + request.key();
         long now = clock.getAsLong();
         synchronized (entries) {
-            forgetExpired(now);
-            Entry known = entries.get(scoped);
+            Entry known = answeredBefore(scoped, request, now);
             if (known != null) {
-                if (known.fingerprint != fingerprint) {
-                    throw usedForAnotherRequest(key, Duration.ofNanos(windowNanos));
-                }
-                if (known.committed == null || !known.committed.isDone()) {
-                    throw new UnavailableException("the request with " + HEADER + " '" + key + "' is still"
-                            + " being handled; ask again for its answer");
-                }
-                if (!known.committed.isCompletedExceptionally()) {
-                    return new Claim(this, scoped, known, false);
-                }
-                // Its events were refused after all (the store failed in sync mode): this one publishes them.
-                entries.remove(scoped);
+                return new Claim(this, scoped, known, false);
             }
-            Entry fresh = new Entry(fingerprint, now);
+            Entry fresh = new Entry(request.fingerprint(), now);
             entries.put(scoped, fresh);
             if (entries.size() > maxKeys) {
                 Iterator<Entry> oldest = entries.values().iterator();
@@ -115,6 +101,50 @@ public final class IdempotencyKeys {
             }
             return new Claim(this, scoped, fresh, true);
         }
+    }
+
+    /**
+     * The ids an earlier request with the key was answered with, or {@code null} if there is none (its events were
+     * refused, or the key is new). Asked before a request's body is even parsed, so that a publisher's retry gets
+     * its answer whatever has changed since: the writer behind, the database down, the clock moved on.
+     *
+     * @throws RequestException     422 if the key was used for another request
+     * @throws UnavailableException while the first request with the key is still being handled
+     */
+    long[] answered(PublishKey request) {
+        synchronized (entries) {
+            Entry known = answeredBefore(request.scope() + '\n' + request.key(), request, clock.getAsLong());
+            if (known == null) {
+                return null;
+            }
+            long[] ids = new long[known.count];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = known.firstId + i;
+            }
+            return ids;
+        }
+    }
+
+    /** The entry of an accepted earlier request with the key, or {@code null}; guarded by the map's monitor. */
+    private Entry answeredBefore(String scoped, PublishKey request, long now) {
+        forgetExpired(now);
+        Entry known = entries.get(scoped);
+        if (known == null) {
+            return null;
+        }
+        if (known.fingerprint != request.fingerprint()) {
+            throw usedForAnotherRequest(request.key(), Duration.ofNanos(windowNanos));
+        }
+        if (known.committed == null || !known.committed.isDone()) {
+            throw new UnavailableException("the request with " + HEADER + " '" + request.key() + "' is still"
+                    + " being handled; ask again for its answer");
+        }
+        if (!known.committed.isCompletedExceptionally()) {
+            return known;
+        }
+        // Its events were refused after all (the store failed in sync mode): this one publishes them.
+        entries.remove(scoped);
+        return null;
     }
 
     /** The answer to a key that named another request within {@code window}: 422. */
@@ -188,7 +218,7 @@ public final class IdempotencyKeys {
         }
 
         /**
-         * The hub gave the {@code count} events ids from {@code firstId}; they are in the log once
+         * The log gave the {@code count} events ids from {@code firstId}; they are in the log once
          * {@code committed} completes, and a retry is answered with them from then on.
          */
         void accepted(long firstId, int count, CompletableFuture<Void> committed) {

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * The event store's writer: the events accepted and not yet committed ({@link WriteBuffer}), the thread that
  * commits them in batches to a {@link BatchSink}, and whether the database takes them (up or down).
  *
- * <p>How an event travels: the hub appends it under its own lock (a non-blocking add to the bounded buffer,
+ * <p>How an event travels: the event log appends it under its own lock (a non-blocking add to the bounded buffer,
  * in id order); the writer thread takes whatever has accumulated, up to {@code store.batch-events}, and
  * writes it in one transaction. In sync mode the publishes waiting on that transaction share it (group
  * commit): under load one commit confirms many publishes, so the rate is bounded by the database's
@@ -524,7 +524,7 @@ final class JournalWriter {
 
     /**
      * Waits until everything appended is written, or the deadline passes; no more appends may come (the
-     * hub is closed). The writer then stops.
+     * log is closed). The writer then stops.
      *
      * @return whether everything was written
      */

@@ -25,6 +25,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * subscriber receive events in id order, and an idle subscriber is written to by the publisher itself. A durable
  * journal ({@code store.mode=sync}) delivers from its writer once the events are committed; {@link #append} then
  * waits for the commit, and its 200 means "in the log".
+ *
+ * <p>Lock order: this log's lock, then the hub's (and under it the subscribers' monitors), or this log's lock,
+ * then the journal writer's. The writer runs a durable journal's deliveries holding no lock of its own, and the
+ * hub asks {@link #mayStillDeliver} under its lock, which reads a volatile and takes no lock.
  */
 public final class LocalEventLog implements EventLog {
     private final ReentrantLock lock = new ReentrantLock();
@@ -33,6 +37,8 @@ public final class LocalEventLog implements EventLog {
     private final Duration commitTimeout;
     private final long lastIdAtStart;
     private Hub hub;
+    /** Set once the stop begins: no more appends, so that the journal's last id is final when it drains. */
+    private boolean closed;
     /** The last id given; written under the lock, read by resumes without it. */
     private volatile long lastGiven;
 
@@ -60,6 +66,24 @@ public final class LocalEventLog implements EventLog {
     /** The answers to keyed publishes, for the metrics. */
     public IdempotencyKeys idempotencyKeys() {
         return keys;
+    }
+
+    /**
+     * Takes no more appends: they are refused as the stop's. Called before the journal drains, so that no event
+     * gets an id after the journal recorded its last one.
+     */
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public long[] answered(PublishKey key) {
+        return keys.answered(key);
     }
 
     @Override
@@ -93,19 +117,25 @@ public final class LocalEventLog implements EventLog {
         Appended appended;
         lock.lock();
         try {
+            if (closed) {
+                throw new UnavailableException("the Event Handler is shutting down");
+            }
+            if (hub == null) {
+                throw new IllegalStateException("the log appends only once it delivers to a hub (deliverTo)");
+            }
             hub.admit(events);
             long first = lastGiven + 1;
             // The journal first: when it refuses the events (its writer is behind), they take no ids and reach
             // nobody, so a 503 means the event does not exist.
-            if (journal.durable()) {
-                Hub deliverer = hub;
-                appended = new Appended(first, journal.append(first, events,
-                        () -> deliverer.deliver(first, events, Publication.NONE)));
-            } else {
-                appended = new Appended(first, journal.append(first, events, null));
+            Hub deliverer = hub;
+            boolean durable = journal.durable();
+            appended = new Appended(first, journal.append(first, events,
+                    durable ? () -> deliverer.deliver(first, events, Publication.NONE) : null));
+            // Given once the journal has them, whatever happens next: the next publish must not take these ids.
+            lastGiven = first + events.size() - 1;
+            if (!durable) {
                 hub.deliver(first, events, publication);
             }
-            lastGiven = first + events.size() - 1;
         } finally {
             lock.unlock();
         }

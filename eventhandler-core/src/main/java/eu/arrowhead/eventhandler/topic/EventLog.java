@@ -34,6 +34,17 @@ public interface EventLog {
     long[] append(List<IncomingEvent> events, PublishKey key, Publication publication);
 
     /**
+     * The ids an earlier request with the key was answered with, if this log keeps its keys where a lookup is
+     * cheap; {@code null} when there is none (or the log answers repeats only in {@link #append}). Asked before a
+     * request's body is parsed, so that a publisher's retry after a lost answer gets it even while the log refuses
+     * new events.
+     *
+     * @throws UnavailableException while the first request with the key is still being handled
+     * @throws eu.arrowhead.eventhandler.protocol.RequestException 422 if the key named another request
+     */
+    long[] answered(PublishKey key);
+
+    /**
      * Fails at once if {@link #append} would refuse any event now, however small (the log's writer is behind, or
      * the log cannot be reached), so that a publish is refused before its body is parsed. Does not block.
      *
@@ -54,6 +65,8 @@ public interface EventLog {
      * Whether the log may still hand the hub {@code id}, an id past every event the hub has delivered: a resume
      * from it then has to wait (an event being committed, or one another node appended that this node has not yet
      * read). {@code false} for an id the log never gave, which comes from before a restart that lost the sequence.
+     * A local log says {@code true} for every id it gave, so after a failed commit in {@code store.mode=sync} such a
+     * resume waits until the next commit. Called under the hub's lock: it must not block or take a lock.
      */
     boolean mayStillDeliver(long id);
 

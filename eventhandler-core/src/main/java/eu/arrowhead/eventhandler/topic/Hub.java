@@ -63,17 +63,22 @@ public final class Hub {
 
     /**
      * Fails if this node takes no publish of the events now: it is shutting down or cut off, or they would create
-     * more than {@code topic.max-count} topics. A log whose ids this node gives asks before it gives them, so that
-     * a refused publish exists nowhere. Does not block.
+     * more than {@code topic.max-count} topics; else makes their topics, so that their delivery finds them however
+     * many topics subscribers or other publishes create meanwhile. A log whose ids this node gives asks before it
+     * gives them, so that a refused publish exists nowhere. Does not block.
      *
      * @throws UnavailableException if the events are refused
      */
     public void admit(List<IncomingEvent> events) {
+        long now = System.nanoTime();
         lock.lock();
         try {
             requireOpen();
             if (topics.size() + events.size() > maxTopics) {
                 requireRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
+            }
+            for (IncomingEvent event : events) {
+                topicFor(event.topicKey(), now);
             }
         } finally {
             lock.unlock();
@@ -108,8 +113,9 @@ public final class Hub {
 
     private void deliverOne(long id, IncomingEvent event, long now, Publication publication) {
         if (topics.size() >= maxTopics && !topics.containsKey(event.topicKey())) {
-            // A new topic has no subscriber to deliver to, and past topic.max-count it is not made: another node's
-            // publisher could otherwise grow this node's heap one event type at a time. A later resume reads the
+            // Only another node's event comes here without a topic (this node's publishes made theirs when they were
+            // admitted): a new topic has no subscriber to deliver to, and past topic.max-count it is not made, or
+            // another node's publisher could grow this node's heap one event type at a time. A later resume reads the
             // event from the log.
             forgottenUpTo = id;
             return;

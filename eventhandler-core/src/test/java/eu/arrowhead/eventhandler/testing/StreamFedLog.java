@@ -21,6 +21,11 @@ public final class StreamFedLog implements EventLog {
     }
 
     @Override
+    public long[] answered(PublishKey key) {
+        return null;
+    }
+
+    @Override
     public void requireRoom() {
     }
 
