@@ -42,6 +42,13 @@ public interface SubscriptionListener {
      * {@code resumedAfterId} is smaller than {@code requestedAfterId} the server's sequence started again
      * (a restart without an event store); the subscription then accepts the new, smaller ids.
      *
+     * <p>{@link ReplayGap#maxMissingEvents()} says how many events of the subscribed types may be missing at
+     * most (the ids in the hole; empty after a sequence restart, where it cannot be known). A gap comes from
+     * retention (events older than the server keeps), from a crash of a server in {@code store.mode=async}
+     * (the events it had acknowledged but not yet written, at most its {@code store.buffer-events}), or from a
+     * damaged log; never from a clean restart, and a crash never makes one over events a
+     * {@code store.mode=sync} server acknowledged.
+     *
      * @param gap the server's notice
      */
     default void onReplayGap(ReplayGap gap) {

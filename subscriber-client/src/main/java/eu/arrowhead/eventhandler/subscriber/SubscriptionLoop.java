@@ -419,14 +419,14 @@ final class SubscriptionLoop implements Runnable {
             LOG.warn("ignoring a replay-gap notice from {} that this client cannot read: {}", uri(), abbreviate(data));
             return;
         }
-        if (gap.resumedAfterId() < gap.requestedAfterId()) {
+        if (gap.sequenceRestarted()) {
             LOG.warn("{} started its event sequence again (restarted without an event store); events after {}"
                     + " may be missing, and ids start again after {}",
                     uri(), gap.requestedAfterId(), gap.resumedAfterId());
             lastId = gap.resumedAfterId();
         } else {
-            LOG.warn("{} no longer holds the events after {} up to {}; they may be missing",
-                    uri(), gap.requestedAfterId(), gap.resumedAfterId());
+            LOG.warn("{} no longer holds the events after {} up to {}; at most {} of them may be missing",
+                    uri(), gap.requestedAfterId(), gap.resumedAfterId(), gap.maxMissingEvents().getAsLong());
         }
         report("onReplayGap", l -> l.onReplayGap(gap));
     }

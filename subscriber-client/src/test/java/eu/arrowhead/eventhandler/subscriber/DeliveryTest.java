@@ -1,9 +1,11 @@
 package eu.arrowhead.eventhandler.subscriber;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.Event;
+import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.Reply;
@@ -91,6 +93,26 @@ class DeliveryTest {
                 assertEquals(List.of("old-2", "old-3", "old-4", "live"), recorder.payloads());
                 assertEquals(OptionalLong.of(live), subscriber.lastEventId());
                 assertEquals(List.of(), recorder.gaps);
+            }
+        }
+    }
+
+    /** A resume older than the server holds: the notice bounds how many events of the type may be missing. */
+    @Test
+    void aResumeOlderThanTheServerHoldsIsReportedWithAtMostHowManyEventsAreMissing() throws Exception {
+        try (TestServer server = TestServer.start("replay.window-events", "2")) {
+            long[] ids = LongStream.range(0, 5).map(i -> server.publish("temperature", "old-" + i)).toArray();
+            Recorder recorder = new Recorder();
+            try (EventSubscriber subscriber = recorder.builder(server.server().baseUri())
+                    .startAfterId(ids[0])
+                    .subscribe()) {
+                recorder.awaitEvents(2);
+
+                assertEquals(List.of("old-3", "old-4"), recorder.payloads());
+                assertEquals(List.of(new ReplayGap(ids[0], ids[2])), recorder.gaps);
+                ReplayGap gap = recorder.gaps.get(0);
+                assertEquals(OptionalLong.of(2), gap.maxMissingEvents());
+                assertFalse(gap.sequenceRestarted());
             }
         }
     }

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.StringJoiner;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -86,6 +87,8 @@ class ReconnectTest {
                 // The new server's sequence starts again at 1, below what we saw: it says so in a gap notice.
                 Await.until("the replay-gap notice", Recorder.DEADLINE, () -> !recorder.gaps.isEmpty());
                 assertEquals(List.of(new ReplayGap(before, 0)), recorder.gaps);
+                assertTrue(recorder.gaps.get(0).sequenceRestarted());
+                assertEquals(OptionalLong.empty(), recorder.gaps.get(0).maxMissingEvents(), "unknowable");
                 long after1 = second.publish("temperature", "after-0");
                 long after2 = second.publish("temperature", "after-1");
                 recorder.awaitEvents(5);
