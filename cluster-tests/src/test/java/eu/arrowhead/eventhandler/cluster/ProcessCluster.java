@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.cluster;
 
 import eu.arrowhead.eventhandler.testing.NatsCluster;
 import eu.arrowhead.eventhandler.testing.ServerProcess;
+import eu.arrowhead.eventhandler.testing.TestServer;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
@@ -22,12 +23,14 @@ final class ProcessCluster implements AutoCloseable {
 
     private final Path directory;
     private final NatsCluster nats;
+    private final String[] settings;
     private final ServerProcess[] nodes;
     private final URI[] uris;
 
-    private ProcessCluster(Path directory, NatsCluster nats, int nodeCount) {
+    private ProcessCluster(Path directory, NatsCluster nats, int nodeCount, String[] settings) {
         this.directory = directory;
         this.nats = nats;
+        this.settings = settings;
         this.nodes = new ServerProcess[nodeCount];
         this.uris = new URI[nodeCount];
     }
@@ -35,11 +38,12 @@ final class ProcessCluster implements AutoCloseable {
     /** Three NATS servers and {@code nodeCount} Event Handler nodes, every one of them listening. */
     static ProcessCluster start(Path directory, int nodeCount, String... settings) throws Exception {
         NatsCluster nats = NatsCluster.start(Files.createDirectories(directory.resolve("nats")), 3);
-        ProcessCluster cluster = new ProcessCluster(directory, nats, nodeCount);
+        ProcessCluster cluster = new ProcessCluster(directory, nats, nodeCount, settings);
         boolean started = false;
         try {
             for (int i = 0; i < nodeCount; i++) {
-                cluster.startNode(i, settings);
+                // A port kept for the node's life: a node started again listens where its clients know it.
+                cluster.startNode(i, TestServer.portNoConnectionTakes());
             }
             for (int i = 0; i < nodeCount; i++) {
                 cluster.uris[i] = cluster.nodes[i].awaitListening();
@@ -53,13 +57,20 @@ final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    private void startNode(int i, String... settings) throws IOException {
-        List<String> args = new ArrayList<>(List.of("--server.host=127.0.0.1", "--server.port=0",
+    private void startNode(int i, int port) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--server.host=127.0.0.1", "--server.port=" + port,
                 "--cluster.enabled=true", "--cluster.nats-urls=" + nats.urls(), "--cluster.replicas=3",
                 "--cluster.node-name=node-" + i));
         args.addAll(List.of(settings));
         nodes[i] = ServerProcess.start(Files.createDirectories(directory.resolve("node-" + i)),
                 args.toArray(String[]::new));
+    }
+
+    /** SIGKILL of node {@code i}, then the node started again at once on its port; returns once it listens. */
+    void killAndRestart(int i) throws Exception {
+        nodes[i].kill();
+        startNode(i, uris[i].getPort());
+        nodes[i].awaitListening();
     }
 
     NatsCluster nats() {

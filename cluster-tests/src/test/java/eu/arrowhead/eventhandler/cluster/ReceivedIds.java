@@ -11,16 +11,18 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** What one subscriber received: the ids in arrival order, when, and its connections and gaps. */
+/** What one subscriber received: the ids and payloads in arrival order, when, and its connections and gaps. */
 final class ReceivedIds implements EventListener, SubscriptionListener {
     private final List<Long> ids = new ArrayList<>();
+    private final List<String> payloads = new ArrayList<>();
     private final List<Long> arrivalNanos = new ArrayList<>();
+    private final List<ReplayGap> gaps = new ArrayList<>();
     private int connections;
-    private int gaps;
 
     @Override
     public synchronized void onEvent(Event event) {
         ids.add(event.id());
+        payloads.add(event.payload());
         arrivalNanos.add(System.nanoTime());
     }
 
@@ -31,7 +33,7 @@ final class ReceivedIds implements EventListener, SubscriptionListener {
 
     @Override
     public synchronized void onReplayGap(ReplayGap gap) {
-        gaps++;
+        gaps.add(gap);
     }
 
     synchronized int connections() {
@@ -39,7 +41,16 @@ final class ReceivedIds implements EventListener, SubscriptionListener {
     }
 
     synchronized int gaps() {
-        return gaps;
+        return gaps.size();
+    }
+
+    /** The replay-gap notices, in the order they came. */
+    synchronized List<ReplayGap> gapNotices() {
+        return List.copyOf(gaps);
+    }
+
+    synchronized List<String> payloads() {
+        return List.copyOf(payloads);
     }
 
     synchronized List<Long> ids() {

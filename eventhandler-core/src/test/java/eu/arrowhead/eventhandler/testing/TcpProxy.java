@@ -8,11 +8,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,7 +18,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the database itself. It can also lose one answer: a network that failed after the target had acted.
  */
 public final class TcpProxy implements AutoCloseable {
-    private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     private final int port;
     private final InetSocketAddress target;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
@@ -34,33 +30,8 @@ public final class TcpProxy implements AutoCloseable {
 
     public TcpProxy(String targetHost, int targetPort) {
         this.target = new InetSocketAddress(targetHost, targetPort);
-        this.port = portNoConnectionTakes();
+        this.port = TestServer.portNoConnectionTakes();
         restore();
-    }
-
-    /**
-     * A free port below the kernel's ephemeral range: no outgoing connection is ever given it as its local port,
-     * so none can take it while the proxy is cut. (An ephemeral one was taken so once in CI, and the restore
-     * failed with "Address already in use".)
-     */
-    private static int portNoConnectionTakes() {
-        int ephemeralLow;
-        try {
-            ephemeralLow = Integer.parseInt(Files.readString(EPHEMERAL_RANGE).strip().split("\\s+")[0]);
-        } catch (IOException | RuntimeException notLinux) {
-            return TestServer.freePort();
-        }
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int candidate = ThreadLocalRandom.current().nextInt(Math.min(10_000, ephemeralLow / 2), ephemeralLow);
-            try (ServerSocket probe = new ServerSocket()) {
-                probe.setReuseAddress(true);
-                probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), candidate));
-                return candidate;
-            } catch (IOException taken) {
-                // another one
-            }
-        }
-        return TestServer.freePort();
     }
 
     public int port() {

@@ -8,11 +8,15 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
 
@@ -21,6 +25,7 @@ import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
  * HttpClient with kept-alive connections for requests, the JDK's client for SSE streams).
  */
 public final class TestServer implements AutoCloseable {
+    private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     private static final ObjectMapper JSON = new ObjectMapper();
     private final EventHandlerServer server;
     private final TestClient client;
@@ -145,6 +150,33 @@ public final class TestServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A free port below the kernel's ephemeral range, for a listener that is closed and opened again on the same
+     * port (a proxy cut and restored, a server killed and started again): no outgoing connection is ever given it
+     * as its local port, so none can take it in between. (An ephemeral one was taken so once in CI, and the
+     * restore failed with "Address already in use".)
+     */
+    public static int portNoConnectionTakes() {
+        int ephemeralLow;
+        try {
+            // Not Files.readString: it returned only the first byte of this /proc file here (JDK 17 and 25).
+            ephemeralLow = Integer.parseInt(Files.readAllLines(EPHEMERAL_RANGE).get(0).strip().split("\\s+")[0]);
+        } catch (IOException | RuntimeException notLinux) {
+            return freePort();
+        }
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int candidate = ThreadLocalRandom.current().nextInt(Math.min(10_000, ephemeralLow / 2), ephemeralLow);
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.setReuseAddress(true);
+                probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), candidate));
+                return candidate;
+            } catch (IOException taken) {
+                // another one
+            }
+        }
+        return freePort();
     }
 
     /** Opens an SSE stream; waits until the server's opening comment has arrived. */

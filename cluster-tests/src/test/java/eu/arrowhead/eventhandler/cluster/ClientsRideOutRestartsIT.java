@@ -1,0 +1,210 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.api.EventPublishRequest;
+import eu.arrowhead.eventhandler.api.ReplayGap;
+import eu.arrowhead.eventhandler.publisher.EventPublisher;
+import eu.arrowhead.eventhandler.publisher.PublishException;
+import eu.arrowhead.eventhandler.subscriber.EventSubscriber;
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.ServerProcess;
+import eu.arrowhead.eventhandler.testing.TestServer;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Issue 28's run, as an application embeds the two client libraries: one thread publishes 30 000 events one after
+ * another with an {@link EventPublisher} on its defaults, an {@link EventSubscriber} on its defaults receives them,
+ * and the server (the jar, a process of its own) is killed with {@code kill -9} four times along the way and
+ * started again at once on the same port and database.
+ *
+ * <p>In {@code store.mode=sync} nothing may reach the application: no failed publish, no event stored twice (a
+ * publish whose answer the kill lost is retried with its {@code Idempotency-Key}, which the log kept with the
+ * event), every event received once and in order. In {@code store.mode=async} the same, except that a crash may
+ * lose what the writer had not yet written: every acknowledged event the subscriber did not get must lie in a
+ * replay gap it was told of.
+ */
+class ClientsRideOutRestartsIT {
+    private static final Logger LOG = LoggerFactory.getLogger(ClientsRideOutRestartsIT.class);
+    private static final String TYPE = "restart.counter";
+    private static final int EVENTS = 30_000;
+    private static final int KILLS = 4;
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    @TempDir
+    Path directory;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"sync", "async"})
+    void fourKillsOfTheServerUnderLoadReachNeitherThePublisherNorTheSubscriber(String storeMode) throws Exception {
+        try (SingleNode node = new SingleNode(directory, "--store.mode=" + storeMode)) {
+            run(storeMode, node.uris(), kill -> node.killAndRestart(), storeMode.equals("sync"));
+        }
+    }
+
+    /** The same with a cluster of three nodes: the kills take each node in turn; nothing may be lost. */
+    @Test
+    void fourKillsOfClusterNodesUnderLoadReachNeitherThePublisherNorTheSubscriber() throws Exception {
+        try (ProcessCluster cluster = ProcessCluster.start(directory, 3)) {
+            run("cluster", cluster.urisFrom(0), kill -> cluster.killAndRestart(kill % 3), true);
+        }
+    }
+
+    private interface Kill {
+        /** Kills a server with SIGKILL and starts it again; returns once it listens. */
+        void killAndRestart(int kill) throws Exception;
+    }
+
+    private void run(String name, List<URI> nodes, Kill kills, boolean nothingLost) throws Exception {
+        ReceivedIds received = new ReceivedIds();
+        try (CountingPublisher publisher = new CountingPublisher(nodes);
+             EventSubscriber subscriber = EventSubscriber.builder(nodes).eventTypes(TYPE)
+                     .listener(received).subscriptionListener(received).subscribe()) {
+            Await.until("the subscriber to be connected", WAIT, () -> received.connections() > 0);
+            publisher.start();
+            for (int kill = 0; kill < KILLS; kill++) {
+                int reached = (kill + 1) * EVENTS / (KILLS + 1);
+                Await.until(reached + " events acknowledged", WAIT, () -> publisher.acknowledgedCount() >= reached);
+                kills.killAndRestart(kill);
+            }
+            publisher.awaitDone(WAIT);
+
+            assertEquals(List.of(), publisher.failures(), "publishes that failed in the application");
+            List<Long> acknowledged = publisher.acknowledged();
+            assertEquals(EVENTS, acknowledged.size());
+            Await.until("every acknowledged event received or announced as lost", WAIT,
+                    () -> received.missing(acknowledged).stream().allMatch(id -> announced(id, received)));
+
+            assertEquals(0, received.duplicates(), "events received twice");
+            assertTrue(received.increasing(), "events out of order");
+            List<String> payloads = received.payloads();
+            assertEquals(payloads.size(), new HashSet<>(payloads).size(), "events stored twice (the same payload"
+                    + " under two ids)");
+            List<Long> lost = received.missing(acknowledged);
+            LOG.warn("{}: {} events acknowledged, {} received over {} connections; {} acknowledged lost in {} replay"
+                    + " gaps {}", name, acknowledged.size(), received.ids().size(), received.connections(),
+                    lost.size(), received.gaps(), received.gapNotices());
+            if (nothingLost) {
+                assertEquals(List.of(), lost, "acknowledged events lost");
+                assertEquals(0, received.gaps(), "replay gaps");
+                assertEquals(EVENTS, payloads.size());
+            }
+        }
+    }
+
+    private static boolean announced(long id, ReceivedIds received) {
+        for (ReplayGap gap : received.gapNotices()) {
+            if (gap.requestedAfterId() < id && id <= gap.resumedAfterId()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The server's jar as a process on a port of its own, started again on that port and database after a kill. */
+    private static final class SingleNode implements AutoCloseable {
+        private final Path directory;
+        private final String[] settings;
+        private final URI base;
+        private ServerProcess process;
+
+        SingleNode(Path directory, String... settings) throws InterruptedException {
+            int port = TestServer.portNoConnectionTakes();
+            this.directory = directory;
+            this.settings = Stream.concat(Stream.of("--server.host=127.0.0.1", "--server.port=" + port),
+                    Stream.of(settings)).toArray(String[]::new);
+            this.base = URI.create("http://127.0.0.1:" + port);
+            this.process = ServerProcess.start(directory, this.settings);
+            process.awaitListening();
+        }
+
+        List<URI> uris() {
+            return List.of(base);
+        }
+
+        void killAndRestart() throws InterruptedException {
+            process.kill();
+            process = ServerProcess.start(directory, settings);
+            process.awaitListening();
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.terminate();
+            if (!process.process().waitFor(60, TimeUnit.SECONDS)) {
+                process.kill();
+            }
+        }
+    }
+
+    /** One application thread publishing the counter 0 to {@link #EVENTS} - 1 with the library's defaults. */
+    private static final class CountingPublisher implements AutoCloseable {
+        private final EventPublisher publisher;
+        private final List<Long> acknowledged = Collections.synchronizedList(new ArrayList<>());
+        private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
+        private final Thread thread;
+
+        CountingPublisher(List<URI> nodes) {
+            this.publisher = EventPublisher.builder(nodes).build();
+            this.thread = new Thread(this::publishAll, "counting-publisher");
+        }
+
+        private void publishAll() {
+            for (int i = 0; i < EVENTS; i++) {
+                try {
+                    acknowledged.add(publisher.publish(EventPublishRequest.of(TYPE, Integer.toString(i))));
+                } catch (PublishException e) {
+                    failures.add(i + ": " + e.getMessage());
+                }
+            }
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        int acknowledgedCount() {
+            return acknowledged.size();
+        }
+
+        void awaitDone(Duration timeout) throws InterruptedException {
+            thread.join(timeout.toMillis());
+            if (thread.isAlive()) {
+                throw new AssertionError("the publisher did not finish within " + timeout + "; "
+                        + acknowledgedCount() + " acknowledged");
+            }
+        }
+
+        List<Long> acknowledged() {
+            synchronized (acknowledged) {
+                return List.copyOf(acknowledged);
+            }
+        }
+
+        List<String> failures() {
+            synchronized (failures) {
+                return List.copyOf(failures);
+            }
+        }
+
+        @Override
+        public void close() {
+            publisher.close();
+        }
+    }
+}
