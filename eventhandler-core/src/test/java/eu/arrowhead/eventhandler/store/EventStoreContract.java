@@ -87,6 +87,40 @@ abstract class EventStoreContract {
         }
     }
 
+    /**
+     * An {@code Idempotency-Key} is kept with its events: after a restart a repeat gets the first ids and publishes
+     * nothing, another request under the key is a 422, and a key older than the window publishes anew.
+     */
+    @Test
+    void aKeyedPublishIsAnsweredWithItsFirstIdsAfterARestart() throws Exception {
+        String event = "{\"eventType\":\"keyed\",\"payload\":\"once\"}";
+        String batch = "[{\"eventType\":\"keyed\",\"payload\":\"b0\"},{\"eventType\":\"keyed\",\"payload\":\"b1\"}]";
+        Reply first;
+        Reply firstBatch;
+        try (TestServer server = start("store.mode", "sync")) {
+            first = server.postKeyed("/eventhandler/publish", event, "restart-key");
+            firstBatch = server.postKeyed("/eventhandler/publish/batch", batch, "restart-batch");
+            assertEquals(200, first.statusCode(), first.body());
+            assertEquals(200, firstBatch.statusCode(), firstBatch.body());
+        }
+        long stopped = System.currentTimeMillis();
+        try (TestServer server = start("store.mode", "sync")) {
+            assertEquals(first.body(), server.postKeyed("/eventhandler/publish", event, "restart-key").body());
+            assertEquals(firstBatch.body(), server.postKeyed("/eventhandler/publish/batch", batch, "restart-batch")
+                    .body());
+            Reply other = server.postKeyed("/eventhandler/publish", event.replace("once", "other"), "restart-key");
+            assertEquals(422, other.statusCode(), other.body());
+            assertEquals(3, logged(server, "").size());
+        }
+        Await.until("the keys to be more than a second old", WAIT, () -> System.currentTimeMillis() - stopped > 1_000);
+        try (TestServer server = start("store.mode", "sync", "publish.idempotency-window-seconds", "1")) {
+            Reply anew = server.postKeyed("/eventhandler/publish", event, "restart-key");
+            assertEquals(200, anew.statusCode(), anew.body());
+            assertFalse(first.body().equals(anew.body()), "a key older than its window answered " + anew.body());
+            assertEquals(4, logged(server, "").size());
+        }
+    }
+
     @Test
     void pushSubscriptionsSurviveARestartWithTheirIdsAndFields() throws Exception {
         String request = "{\"eventType\":\"Alarms\",\"subscriberSystem\":{\"systemName\":\"panel\","
