@@ -19,6 +19,11 @@ import eu.arrowhead.eventhandler.testing.TcpProxy;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -118,6 +123,22 @@ abstract class EventStoreContract {
             assertEquals(200, anew.statusCode(), anew.body());
             assertFalse(first.body().equals(anew.body()), "a key older than its window answered " + anew.body());
             assertEquals(4, logged(server, "").size());
+            Map<String, String> store = database.settings();
+            try (Connection connection = DriverManager.getConnection(EmbeddedH2.interruptProof(store.get("store.url")),
+                    store.get("store.user"), store.get("store.password"))) {
+                Await.until("every stored key to be deleted once older than the 1 s window", WAIT,
+                        () -> storedKeys(connection) == 0);
+            }
+        }
+    }
+
+    private static long storedKeys(Connection connection) {
+        try (Statement statement = connection.createStatement();
+             ResultSet count = statement.executeQuery("SELECT COUNT(*) FROM eh_publish_key")) {
+            count.next();
+            return count.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 
