@@ -158,6 +158,17 @@ class ConfigTest {
                 "store.url is set, but it cannot take effect: store.mode is off");
     }
 
+    /** JetStream would refuse the stream at start, in its own words: refused here, in the keys to change. */
+    @Test
+    void aDuplicateWindowLongerThanTheClustersRetentionIsRefused() {
+        assertMessage(() -> ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                        "nats://127.0.0.1:4222", "cluster.retention-seconds", "60", "cluster.duplicate-window-seconds",
+                        "120")),
+                "cluster.duplicate-window-seconds=120 is longer than cluster.retention-seconds=60");
+        ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls", "nats://127.0.0.1:4222",
+                "cluster.retention-seconds", "0", "cluster.duplicate-window-seconds", "120"));
+    }
+
     @Test
     void theLoggedConfigurationListsEveryKey() {
         String described = ConfigLoader.withOverrides(Map.of("server.port", "9")).describe();

@@ -9,9 +9,6 @@ import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.time.Duration;
-import org.apache.hc.client5.http.classic.methods.HttpPost;
-import org.apache.hc.core5.http.ContentType;
-import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,10 +30,7 @@ class IdempotencyTest {
     }
 
     private static Reply post(String path, String body, String key) {
-        HttpPost post = new HttpPost(server.uri(path));
-        post.setEntity(new StringEntity(body, ContentType.APPLICATION_JSON));
-        post.setHeader("Idempotency-Key", key);
-        return server.send(post);
+        return server.postKeyed(path, body, key);
     }
 
     @Test

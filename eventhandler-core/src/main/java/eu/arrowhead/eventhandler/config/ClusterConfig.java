@@ -55,7 +55,7 @@ public record ClusterConfig(
                 replicas(v),
                 v.seconds("cluster.retention-seconds", 0),
                 v.longInteger("cluster.retention-events", 0, Long.MAX_VALUE),
-                v.seconds("cluster.duplicate-window-seconds", 1),
+                duplicateWindow(v),
                 v.seconds("cluster.timeout-seconds", 1),
                 v.millis("cluster.outage-grace-millis", 0, 3_600_000),
                 v.longInteger("cluster.first-id", 1, Long.MAX_VALUE / 2));
@@ -106,6 +106,21 @@ public record ClusterConfig(
                     + " letters, digits, - or _, such as eventhandler.events");
         }
         return value;
+    }
+
+    /**
+     * JetStream refuses a stream whose duplicate window outlasts its events (error 10052), so such a node could not
+     * start: said here in this file's keys rather than in the stream's.
+     */
+    private static Duration duplicateWindow(ConfigValues v) {
+        Duration window = v.seconds("cluster.duplicate-window-seconds", 1);
+        Duration maxAge = v.seconds("cluster.retention-seconds", 0);
+        if (!maxAge.isZero() && window.compareTo(maxAge) > 0) {
+            throw new ConfigException("cluster.duplicate-window-seconds=" + window.toSeconds() + " is longer than"
+                    + " cluster.retention-seconds=" + maxAge.toSeconds() + ": the stream cannot remember an"
+                    + " Idempotency-Key longer than it keeps events; lower the window or keep events longer");
+        }
+        return window;
     }
 
     private static int replicas(ConfigValues v) {

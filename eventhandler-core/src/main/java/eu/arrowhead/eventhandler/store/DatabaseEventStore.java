@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.store;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -51,7 +52,7 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
                 new WriteBuffer(config.storeBufferEvents(), config.storeBufferBytes()), lastIdAtStart, missing);
         this.reader = new JournalReader(database, writer, maxPageBytes(config), damaged);
         this.retention = new RetentionTask(database, missing, config.storeRetentionAge(),
-                config.storeRetentionEvents(), config.storeRetentionCheck());
+                config.storeRetentionEvents(), config.storeRetentionCheck(), config.idempotencyWindow());
     }
 
     /**
@@ -170,8 +171,14 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
     }
 
     @Override
-    public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
-        return writer.append(firstId, events, afterCommit);
+    public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, PublishKey key,
+                                          Runnable afterCommit) {
+        return writer.append(firstId, events, key, afterCommit);
+    }
+
+    @Override
+    public List<StoredKey> recentKeys(Duration window, int maxKeys) {
+        return database.keysSince(System.currentTimeMillis() - window.toMillis(), maxKeys);
     }
 
     @Override

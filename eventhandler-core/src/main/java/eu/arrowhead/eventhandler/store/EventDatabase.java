@@ -16,6 +16,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -52,6 +53,8 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventDatabase.class);
     /** Rows deleted per retention transaction, so that retention never holds long locks. */
     private static final int DELETE_CHUNK_IDS = 10_000;
+    /** Keys deleted per transaction: their ids are listed in its statement. */
+    private static final int DELETE_CHUNK_KEYS = 1_000;
 
     /** The longest one compaction of H2's file may hold its store (and so a commit) up. */
     private static final int COMPACT_MILLIS = 50;
@@ -216,6 +219,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                     .addAnnotatedClass(MissingRangeRecord.class)
                     .addAnnotatedClass(AnswerRecord.class)
                     .addAnnotatedClass(CursorRecord.class)
+                    .addAnnotatedClass(PublishKeyRecord.class)
                     .buildMetadata()
                     .buildSessionFactory();
         } catch (RuntimeException e) {
@@ -364,19 +368,30 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         });
     }
 
-    /** Inserts the events (one JDBC batch), records the last id and saves missing ranges, in one transaction. */
+    /**
+     * Inserts the events and the keys of keyed publishes (a JDBC batch each), records the last id and saves missing
+     * ranges, in one transaction: a key is kept exactly when its events are.
+     */
     @Override
     public void write(List<WriteBuffer.Entry> batch, List<MissingRanges.Range> missing) {
         List<EventRecord> records = new ArrayList<>();
+        List<PublishKeyRecord> keys = new ArrayList<>();
+        long now = System.currentTimeMillis();
         for (WriteBuffer.Entry entry : batch) {
             long id = entry.firstId();
             for (IncomingEvent event : entry.events()) {
                 records.add(EventRecord.of(id++, event));
             }
+            if (entry.key().present()) {
+                keys.add(new PublishKeyRecord(new StoredKey(entry.key(), entry.firstId(), entry.events().size(), now)));
+            }
         }
         long lastId = batch.get(batch.size() - 1).lastId();
         onWriterConnection(session -> {
             session.insertMultiple(records);
+            if (!keys.isEmpty()) {
+                session.insertMultiple(keys);
+            }
             session.update(new StateRecord(StateRecord.LAST_ID, lastId));
             saveRanges(session, missing);
             return null;
@@ -469,6 +484,43 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                 raiseDeletedUpTo(session, chunkEnd);
                 return rows;
             }));
+        }
+    }
+
+    /** The newest {@code max} keyed publishes written at or after {@code cutoffMillis}, oldest first. */
+    List<StoredKey> keysSince(long cutoffMillis, int max) {
+        List<StoredKey> newestFirst = upkeep(() -> sessions.fromStatelessTransaction(session ->
+                session.createSelectionQuery("from PublishKeyRecord k where k.createdMillis >= :cutoff"
+                                + " order by k.createdMillis desc, k.firstId desc", PublishKeyRecord.class)
+                        .setParameter("cutoff", cutoffMillis).setMaxResults(max).getResultList()))
+                .stream().map(PublishKeyRecord::stored).toList();
+        List<StoredKey> oldestFirst = new ArrayList<>(newestFirst);
+        Collections.reverse(oldestFirst);
+        return oldestFirst;
+    }
+
+    /**
+     * Deletes the keyed publishes written before {@code cutoffMillis}, {@value #DELETE_CHUNK_KEYS} per transaction,
+     * so that no transaction holds many rows locked while the writer inserts.
+     *
+     * @return the keys deleted
+     */
+    long deleteKeysBefore(long cutoffMillis) {
+        long deleted = 0;
+        while (true) {
+            List<Long> chunk = upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                            "select k.firstId from PublishKeyRecord k where k.createdMillis < :cutoff"
+                                    + " order by k.createdMillis", Long.class)
+                    .setParameter("cutoff", cutoffMillis).setMaxResults(DELETE_CHUNK_KEYS).getResultList()));
+            if (chunk.isEmpty()) {
+                return deleted;
+            }
+            deleted += upkeep(() -> sessions.fromStatelessTransaction(session -> session.createMutationQuery(
+                    "delete from PublishKeyRecord k where k.firstId in :ids")
+                    .setParameterList("ids", chunk).executeUpdate()));
+            if (chunk.size() < DELETE_CHUNK_KEYS) {
+                return deleted;
+            }
         }
     }
 

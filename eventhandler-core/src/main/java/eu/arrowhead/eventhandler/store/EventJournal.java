@@ -3,7 +3,9 @@ package eu.arrowhead.eventhandler.store;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +30,8 @@ public interface EventJournal {
         }
 
         @Override
-        public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
+        public CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, PublishKey key,
+                                              Runnable afterCommit) {
             return COMMITTED;
         }
 
@@ -60,6 +63,8 @@ public interface EventJournal {
      * Takes events that have just been given consecutive ids. Called under the log's lock, in id order:
      * it must not block.
      *
+     * @param key         the publish's {@code Idempotency-Key} ({@link PublishKey#NONE} for none): a journal that keeps
+     *                    events keeps it with them, in the same commit, for {@link #recentKeys} after a restart
      * @param afterCommit for a durable journal, run once the events are committed, before the returned
      *                    future completes, in id order with every other append; {@code null} otherwise
      * @return completes when the events are committed (a durable journal) or at once; fails with
@@ -67,7 +72,15 @@ public interface EventJournal {
      * @throws UnavailableException if the journal cannot take the events now (its writer is behind, or a
      *                                 durable journal's database is down): they then get no ids and reach nobody
      */
-    CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit);
+    CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, PublishKey key, Runnable afterCommit);
+
+    /**
+     * The keyed publishes of the last {@code window} the journal kept from earlier runs, the newest
+     * {@code maxKeys} of them, oldest first; read once, at start. None unless overridden.
+     */
+    default List<StoredKey> recentKeys(Duration window, int maxKeys) {
+        return List.of();
+    }
 
     /**
      * Fails at once if {@link #append} would refuse any event now, however small (its writer is behind), so that

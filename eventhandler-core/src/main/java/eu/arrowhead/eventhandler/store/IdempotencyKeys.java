@@ -7,11 +7,15 @@ import eu.arrowhead.eventhandler.topic.PublishKey;
 import java.time.Duration;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import java.util.zip.CRC32C;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The answers to recent publishes that carried an {@code Idempotency-Key} header, so that a publisher that
@@ -26,6 +30,10 @@ import java.util.zip.CRC32C;
  * {@value #MAX_KEY_LENGTH} characters), under 2 MiB at the default 4 096; the start is refused if the
  * configured count could take more than a sixteenth of the heap.
  *
+ * <p>A journal that keeps events keeps each key with them, in the same commit ({@link EventJournal#append}); at
+ * start the keys of the last window are taken back from it ({@link #restore}), so that a retry after a restart,
+ * or after a crash that kept its events, is answered too, still without a database read per publish.
+ *
  * <p>A request with a known key is answered from here: with the first request's ids once its events are
  * accepted (committed, in {@code store.mode=sync}); with {@code 503} and {@code Retry-After} while the first
  * is still being handled; with {@code 422} if it is not the same request (method, path and body). Thread-safe.
@@ -33,6 +41,7 @@ import java.util.zip.CRC32C;
 public final class IdempotencyKeys {
     /** The header a publisher names its request with. */
     public static final String HEADER = "Idempotency-Key";
+    private static final Logger LOG = LoggerFactory.getLogger(IdempotencyKeys.class);
     static final int MAX_KEY_LENGTH = 128;
 
     private final long windowNanos;
@@ -84,7 +93,7 @@ public final class IdempotencyKeys {
      * @throws UnavailableException  while the first request with the key is still being handled
      */
     Claim claim(PublishKey request) {
-        String scoped = request.scope() + '\n' + request.key();
+        String scoped = scoped(request);
         long now = clock.getAsLong();
         synchronized (entries) {
             Entry known = answeredBefore(scoped, request, now);
@@ -113,7 +122,7 @@ public final class IdempotencyKeys {
      */
     long[] answered(PublishKey request) {
         synchronized (entries) {
-            Entry known = answeredBefore(request.scope() + '\n' + request.key(), request, clock.getAsLong());
+            Entry known = answeredBefore(scoped(request), request, clock.getAsLong());
             if (known == null) {
                 return null;
             }
@@ -123,6 +132,51 @@ public final class IdempotencyKeys {
             }
             return ids;
         }
+    }
+
+    /**
+     * Takes back the keys the journal kept with their events in earlier runs ({@link EventJournal#recentKeys}: the
+     * newest {@code publish.idempotency-max-keys} of the last window), each for what is left of its window, so that
+     * a retry after a restart or a crash is answered from memory like any other. Called once, before the first
+     * publish. A journal that cannot be read now costs the keys, not the start: it is said once, at WARN.
+     */
+    void restore(EventJournal journal) {
+        List<StoredKey> kept;
+        try {
+            kept = journal.recentKeys(Duration.ofNanos(windowNanos), maxKeys);
+        } catch (RuntimeException e) {
+            LOG.warn("the Idempotency-Keys of the last {} s cannot be read back from the event log ({}): a retry of"
+                    + " a publish from before this start publishes it again", windowNanos / 1_000_000_000, e.toString());
+            return;
+        }
+        restore(kept);
+        if (!kept.isEmpty()) {
+            LOG.info("{} Idempotency-Keys of the last {} s taken back from the event log", kept.size(),
+                    windowNanos / 1_000_000_000);
+        }
+    }
+
+    /** Takes back keys kept in earlier runs, oldest first, each for what is left of its window. */
+    void restore(List<StoredKey> kept) {
+        long nowNanos = clock.getAsLong();
+        long nowMillis = System.currentTimeMillis();
+        synchronized (entries) {
+            for (StoredKey stored : kept) {
+                long ageNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(0, nowMillis - stored.createdMillis()));
+                Entry entry = new Entry(stored.key().fingerprint(), nowNanos - ageNanos);
+                entry.firstId = stored.firstId();
+                entry.count = stored.count();
+                entry.committed = EventJournal.COMMITTED;
+                String scoped = scoped(stored.key());
+                // The same key again (its first window had ended): the later one answers, in its place in time.
+                entries.remove(scoped);
+                entries.put(scoped, entry);
+            }
+        }
+    }
+
+    private static String scoped(PublishKey request) {
+        return request.scope() + '\n' + request.key();
     }
 
     /** The entry of an accepted earlier request with the key, or {@code null}; guarded by the map's monitor. */

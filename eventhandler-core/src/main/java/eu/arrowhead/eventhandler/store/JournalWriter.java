@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.time.Duration;
 import java.time.Instant;
@@ -127,7 +128,7 @@ final class JournalWriter {
     }
 
     /** See {@link EventJournal#append}: called under the log's lock, never blocks. */
-    CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
+    CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, PublishKey key, Runnable afterCommit) {
         int count = events.size();
         long bytes = WriteBuffer.bytesOf(events);
         lock.lock();
@@ -147,7 +148,7 @@ final class JournalWriter {
             }
             appendedUpTo = firstId + count - 1;
             CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
-            buffer.add(new WriteBuffer.Entry(firstId, events, bytes, afterCommit, committed));
+            buffer.add(new WriteBuffer.Entry(firstId, events, key, bytes, afterCommit, committed));
             // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
             // otherwise be woken for nothing once per publish.
             if (writerIdle || buffer.events() >= batchEvents) {

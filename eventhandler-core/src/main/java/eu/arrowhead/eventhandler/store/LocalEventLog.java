@@ -43,6 +43,9 @@ public final class LocalEventLog implements EventLog {
     private volatile long lastGiven;
 
     /**
+     * Takes back into {@code keys} the keyed publishes the journal kept from earlier runs
+     * ({@link IdempotencyKeys#restore}).
+     *
      * @param commitTimeout longest wait for a durable journal's commit ({@code store.sync-timeout-seconds})
      */
     public LocalEventLog(EventJournal journal, IdempotencyKeys keys, Duration commitTimeout) {
@@ -51,6 +54,7 @@ public final class LocalEventLog implements EventLog {
         this.commitTimeout = commitTimeout;
         this.lastIdAtStart = journal.lastId();
         this.lastGiven = lastIdAtStart;
+        keys.restore(journal);
     }
 
     /** Hands the log's events to {@code hub} from now on; called once, before the first append. */
@@ -89,14 +93,14 @@ public final class LocalEventLog implements EventLog {
     @Override
     public long[] append(List<IncomingEvent> events, PublishKey key, Publication publication) {
         if (!key.present()) {
-            return ids(appendNew(events, publication), events.size());
+            return ids(appendNew(events, key, publication), events.size());
         }
         IdempotencyKeys.Claim claim = keys.claim(key);
         if (!claim.fresh()) {
             return ids(claim.firstId(), claim.count());
         }
         try {
-            Appended appended = appendNew(events, publication);
+            Appended appended = appendNew(events, key, publication);
             claim.accepted(appended.firstId(), events.size(), appended.committed());
             return ids(appended, events.size());
         } catch (RuntimeException e) {
@@ -113,7 +117,7 @@ public final class LocalEventLog implements EventLog {
     private record Appended(long firstId, CompletableFuture<Void> committed) {
     }
 
-    private Appended appendNew(List<IncomingEvent> events, Publication publication) {
+    private Appended appendNew(List<IncomingEvent> events, PublishKey key, Publication publication) {
         Appended appended;
         lock.lock();
         try {
@@ -129,7 +133,7 @@ public final class LocalEventLog implements EventLog {
             // nobody, so a 503 means the event does not exist.
             Hub deliverer = hub;
             boolean durable = journal.durable();
-            appended = new Appended(first, journal.append(first, events,
+            appended = new Appended(first, journal.append(first, events, key,
                     durable ? () -> deliverer.deliver(first, events, Publication.NONE) : null));
             // Given once the journal has them, whatever happens next: the next publish must not take these ids.
             lastGiven = first + events.size() - 1;

@@ -7,8 +7,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The database log's upkeep, run on the store's retention thread: {@link #deleteExpired} deletes what the
- * retention settings no longer keep, {@link #compactStore} keeps H2's file in few chunks. A database that cannot
- * be reached now is dealt with next time.
+ * retention settings no longer keep, {@link #forgetExpiredKeys} the {@code Idempotency-Keys} older than their
+ * window, {@link #compactStore} keeps H2's file in few chunks. A database that cannot be reached now is dealt with
+ * next time.
  */
 final class RetentionTask {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionTask.class);
@@ -20,6 +21,7 @@ final class RetentionTask {
     private final Duration retentionAge;
     private final long retentionEvents;
     private final Duration checkEvery;
+    private final Duration keyWindow;
     /** Whether retention said it cannot read past a damaged file: said once a run, not every check. */
     private boolean toldOfDamage;
 
@@ -27,20 +29,43 @@ final class RetentionTask {
      * @param retentionAge    events older than this are deleted; zero keeps them
      * @param retentionEvents only the newest this many events are kept; 0 keeps them all
      * @param checkEvery      how long after one retention run the next starts
+     * @param keyWindow       {@code publish.idempotency-window-seconds}: keys older than this are deleted
      */
     RetentionTask(EventDatabase database, MissingRanges missing, Duration retentionAge, long retentionEvents,
-                  Duration checkEvery) {
+                  Duration checkEvery, Duration keyWindow) {
         this.database = database;
         this.missing = missing;
         this.retentionAge = retentionAge;
         this.retentionEvents = retentionEvents;
         this.checkEvery = checkEvery;
+        this.keyWindow = keyWindow;
     }
 
-    /** Both steps: retention at once and every {@code checkEvery}, compaction every {@link #COMPACT_EVERY}. */
+    /**
+     * The steps: retention at once and every {@code checkEvery}; keys every {@code checkEvery} too, or every window
+     * if that is shorter, so that the table holds at most about two windows of keys; compaction every
+     * {@link #COMPACT_EVERY}.
+     */
     List<EventStore.PeriodicTask> tasks() {
+        Duration keysEvery = keyWindow.compareTo(checkEvery) < 0 ? keyWindow : checkEvery;
         return List.of(new EventStore.PeriodicTask(this::deleteExpired, Duration.ZERO, checkEvery),
+                new EventStore.PeriodicTask(this::forgetExpiredKeys, keysEvery, keysEvery),
                 new EventStore.PeriodicTask(this::compactStore, COMPACT_EVERY, COMPACT_EVERY));
+    }
+
+    /**
+     * Deletes the keyed publishes older than their window: no start loads them back. A chunk per transaction
+     * ({@link EventDatabase#deleteKeysBefore}), on a reader connection, so the writer never waits for it.
+     */
+    void forgetExpiredKeys() {
+        try {
+            long deleted = database.deleteKeysBefore(System.currentTimeMillis() - keyWindow.toMillis());
+            if (deleted > 0) {
+                LOG.debug("deleted {} Idempotency-Keys older than {} s", deleted, keyWindow.toSeconds());
+            }
+        } catch (RuntimeException e) {
+            LOG.debug("expired Idempotency-Keys were not deleted: {}; they are next time", EventDatabase.describe(e));
+        }
     }
 
     /** Deletes the prefix of the log that the retention settings no longer keep, and records it as gone. */

@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.store;
 
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -24,8 +25,12 @@ final class WriteBuffer {
     private static final int EVENT_OVERHEAD_BYTES = 256;
     private static final int METADATA_ENTRY_BYTES = 128;
 
-    /** Events appended together: one publish request. */
-    record Entry(long firstId, List<IncomingEvent> events, long bytes, Runnable afterCommit,
+    /**
+     * Events appended together: one publish request.
+     *
+     * @param key its {@code Idempotency-Key}, written in the same transaction; {@link PublishKey#NONE} if it had none
+     */
+    record Entry(long firstId, List<IncomingEvent> events, PublishKey key, long bytes, Runnable afterCommit,
                  CompletableFuture<Void> committed) {
         long lastId() {
             return firstId + events.size() - 1;

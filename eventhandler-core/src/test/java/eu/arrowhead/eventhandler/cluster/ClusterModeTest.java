@@ -17,9 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
-import org.apache.hc.client5.http.classic.methods.HttpPost;
-import org.apache.hc.core5.http.ContentType;
-import org.apache.hc.core5.http.io.entity.StringEntity;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,10 +61,7 @@ class ClusterModeTest {
     }
 
     private static Reply keyed(int node, String path, String body, String key) {
-        HttpPost post = new HttpPost(nodes[node].uri(path));
-        post.setEntity(new StringEntity(body, ContentType.APPLICATION_JSON));
-        post.setHeader("Idempotency-Key", key);
-        return nodes[node].send(post);
+        return nodes[node].postKeyed(path, body, key);
     }
 
     @Test
@@ -152,6 +146,33 @@ class ClusterModeTest {
             Reply reply = migrated.post("/eventhandler/publish", event("c.migrated", "first"));
             assertEquals(200, reply.statusCode(), reply.body());
             assertEquals(5000, JSON.readTree(reply.body()).get("id").asLong());
+        }
+    }
+
+    /**
+     * The stream keeps its duplicate window, not the node: a keyed repeat sent to the node that took the first
+     * publish, after that node was restarted, gets the first ids and stores nothing (the next event takes the next
+     * sequence); another request under the key is still a 422.
+     */
+    @Test
+    void aKeyedRepeatAfterTheNodeThatTookItRestartedGetsTheFirstIds() throws Exception {
+        String[] settings = {"cluster.enabled", "true", "cluster.nats-urls", nats.urls(), "cluster.stream",
+                "RESTARTED", "cluster.subject-prefix", "restarted.events", "cluster.node-name", "restarted"};
+        String body = event("c.restarted", "once");
+        Reply first;
+        try (TestServer node = TestServer.start(settings)) {
+            first = node.postKeyed("/eventhandler/publish", body, "restart-key");
+            assertEquals(200, first.statusCode(), first.body());
+        }
+        try (TestServer node = TestServer.start(settings)) {
+            Reply repeat = node.postKeyed("/eventhandler/publish", body, "restart-key");
+            assertEquals(200, repeat.statusCode(), repeat.body());
+            assertEquals(first.body(), repeat.body());
+            Reply other = node.postKeyed("/eventhandler/publish", event("c.restarted", "another"), "restart-key");
+            assertEquals(422, other.statusCode(), other.body());
+            Reply next = node.post("/eventhandler/publish", event("c.restarted", "next"));
+            assertEquals(JSON.readTree(first.body()).get("id").asLong() + 1,
+                    JSON.readTree(next.body()).get("id").asLong(), "the repeat was stored again: " + next.body());
         }
     }
 

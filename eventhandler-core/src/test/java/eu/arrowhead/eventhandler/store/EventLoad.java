@@ -80,16 +80,28 @@ final class EventLoad {
 
     /** Publishes one event and returns its id; fails unless the answer is 200. */
     static long publish(URI base, String type, String payload) throws IOException {
+        String[] answer = post(base, "/eventhandler/publish",
+                "{\"eventType\":\"" + type + "\",\"payload\":\"" + payload + "\"}", null);
+        if (!answer[0].equals("200")) {
+            throw new AssertionError("publish answered " + answer[0] + ": " + answer[1]);
+        }
+        return JSON.readTree(answer[1]).get("id").asLong();
+    }
+
+    /**
+     * POSTs a JSON body, with an {@code Idempotency-Key} unless {@code key} is null.
+     *
+     * @return the status and the body
+     */
+    static String[] post(URI base, String path, String json, String key) throws IOException {
         try (CloseableHttpClient client = HttpClients.custom().disableAutomaticRetries().build()) {
-            HttpPost post = new HttpPost(base.resolve("/eventhandler/publish"));
-            post.setEntity(new StringEntity("{\"eventType\":\"" + type + "\",\"payload\":\"" + payload + "\"}",
-                    ContentType.APPLICATION_JSON));
-            String[] answer = client.execute(post, response -> new String[] {
-                    Integer.toString(response.getCode()), EntityUtils.toString(response.getEntity())});
-            if (!answer[0].equals("200")) {
-                throw new AssertionError("publish answered " + answer[0] + ": " + answer[1]);
+            HttpPost post = new HttpPost(base.resolve(path));
+            post.setEntity(new StringEntity(json, ContentType.APPLICATION_JSON));
+            if (key != null) {
+                post.setHeader("Idempotency-Key", key);
             }
-            return JSON.readTree(answer[1]).get("id").asLong();
+            return client.execute(post, response -> new String[] {
+                    Integer.toString(response.getCode()), EntityUtils.toString(response.getEntity())});
         }
     }
 

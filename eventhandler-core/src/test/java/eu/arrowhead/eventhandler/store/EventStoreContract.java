@@ -19,6 +19,11 @@ import eu.arrowhead.eventhandler.testing.TcpProxy;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -84,6 +89,56 @@ abstract class EventStoreContract {
         try (TestServer server = start()) {
             assertEquals(11, server.publish("counter", "n11"));
             Await.until("11 events in the log", WAIT, () -> logged(server, "").size() == 11);
+        }
+    }
+
+    /**
+     * An {@code Idempotency-Key} is kept with its events: after a restart a repeat gets the first ids and publishes
+     * nothing, another request under the key is a 422, and a key older than the window publishes anew.
+     */
+    @Test
+    void aKeyedPublishIsAnsweredWithItsFirstIdsAfterARestart() throws Exception {
+        String event = "{\"eventType\":\"keyed\",\"payload\":\"once\"}";
+        String batch = "[{\"eventType\":\"keyed\",\"payload\":\"b0\"},{\"eventType\":\"keyed\",\"payload\":\"b1\"}]";
+        Reply first;
+        Reply firstBatch;
+        try (TestServer server = start("store.mode", "sync")) {
+            first = server.postKeyed("/eventhandler/publish", event, "restart-key");
+            firstBatch = server.postKeyed("/eventhandler/publish/batch", batch, "restart-batch");
+            assertEquals(200, first.statusCode(), first.body());
+            assertEquals(200, firstBatch.statusCode(), firstBatch.body());
+        }
+        long stopped = System.currentTimeMillis();
+        try (TestServer server = start("store.mode", "sync")) {
+            assertEquals(first.body(), server.postKeyed("/eventhandler/publish", event, "restart-key").body());
+            assertEquals(firstBatch.body(), server.postKeyed("/eventhandler/publish/batch", batch, "restart-batch")
+                    .body());
+            Reply other = server.postKeyed("/eventhandler/publish", event.replace("once", "other"), "restart-key");
+            assertEquals(422, other.statusCode(), other.body());
+            assertEquals(3, logged(server, "").size());
+        }
+        Await.until("the keys to be more than a second old", WAIT, () -> System.currentTimeMillis() - stopped > 1_000);
+        try (TestServer server = start("store.mode", "sync", "publish.idempotency-window-seconds", "1")) {
+            Reply anew = server.postKeyed("/eventhandler/publish", event, "restart-key");
+            assertEquals(200, anew.statusCode(), anew.body());
+            assertFalse(first.body().equals(anew.body()), "a key older than its window answered " + anew.body());
+            assertEquals(4, logged(server, "").size());
+            Map<String, String> store = database.settings();
+            try (Connection connection = DriverManager.getConnection(EmbeddedH2.interruptProof(store.get("store.url")),
+                    store.get("store.user"), store.get("store.password"))) {
+                Await.until("every stored key to be deleted once older than the 1 s window", WAIT,
+                        () -> storedKeys(connection) == 0);
+            }
+        }
+    }
+
+    private static long storedKeys(Connection connection) {
+        try (Statement statement = connection.createStatement();
+             ResultSet count = statement.executeQuery("SELECT COUNT(*) FROM eh_publish_key")) {
+            count.next();
+            return count.getLong(1);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -10,6 +10,7 @@ import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.topic.PublishKey;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -101,6 +102,32 @@ class IdempotencyKeysTest {
         assertEquals(1, keys.forgottenEarly());
         assertTrue(claim("caller", "a", PATH, BODY).fresh(), "the oldest key was kept");
         assertFalse(claim("caller", "d", PATH, BODY).fresh());
+    }
+
+    /**
+     * Keys a journal kept from an earlier run are answered as before for what is left of their window, a later
+     * publish under the same key answering for it; they still tell another request under the key (422).
+     */
+    @Test
+    void keysTakenBackFromTheJournalAnswerForWhatIsLeftOfTheirWindow() {
+        long fingerprint = IdempotencyKeys.fingerprint(PATH, BODY);
+        long now = System.currentTimeMillis();
+        keys.restore(List.of(
+                new StoredKey(new PublishKey("caller", "reused", fingerprint), 5, 1, now - 55_000),
+                new StoredKey(new PublishKey("caller", "old", fingerprint), 10, 3, now - 50_000),
+                new StoredKey(new PublishKey("caller", "reused", fingerprint), 20, 2, now - 1_000)));
+        assertEquals(2, keys.size());
+        IdempotencyKeys.Claim batch = claim("caller", "old", PATH, BODY);
+        assertFalse(batch.fresh());
+        assertEquals(10, batch.firstId());
+        assertEquals(3, batch.count());
+        assertEquals(20, claim("caller", "reused", PATH, BODY).firstId());
+        assertEquals(422, assertThrows(RequestException.class,
+                () -> claim("caller", "old", PATH, "{}".getBytes(StandardCharsets.UTF_8))).status());
+
+        nanos.addAndGet(Duration.ofSeconds(11).toNanos());
+        assertTrue(claim("caller", "old", PATH, BODY).fresh(), "kept past its window");
+        assertFalse(claim("caller", "reused", PATH, BODY).fresh());
     }
 
     @Test

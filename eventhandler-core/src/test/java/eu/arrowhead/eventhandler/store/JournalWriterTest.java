@@ -12,6 +12,7 @@ import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -105,8 +106,8 @@ class JournalWriterTest {
     void eventsStayReadableFromTheBufferUntilTheirCommitThenComeFromTheDatabase() throws Exception {
         database.hold();
         start(StoreMode.ASYNC, 100);
-        writer.append(1, events(2), null);
-        writer.append(3, events(1), null);
+        writer.append(1, events(2), PublishKey.NONE, null);
+        writer.append(3, events(1), PublishKey.NONE, null);
         database.awaitTransaction();
 
         JournalWriter.Unwritten during = writer.unwritten(0, 10, Set.of(TOPIC));
@@ -131,10 +132,10 @@ class JournalWriterTest {
         database.hold();
         start(StoreMode.SYNC, 100);
         List<Long> delivered = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void> first = writer.append(1, events(1), () -> delivered.add(1L));
+        CompletableFuture<Void> first = writer.append(1, events(1), PublishKey.NONE, () -> delivered.add(1L));
         database.awaitTransaction();
-        CompletableFuture<Void> second = writer.append(2, events(1), () -> delivered.add(2L));
-        CompletableFuture<Void> third = writer.append(3, events(1), () -> delivered.add(3L));
+        CompletableFuture<Void> second = writer.append(2, events(1), PublishKey.NONE, () -> delivered.add(2L));
+        CompletableFuture<Void> third = writer.append(3, events(1), PublishKey.NONE, () -> delivered.add(3L));
         assertFalse(first.isDone());
 
         database.release();
@@ -148,7 +149,7 @@ class JournalWriterTest {
     void aBatchBeyondTheReservedIdsGetsTheNextBlockAndIsThenTaken() throws Exception {
         start(StoreMode.ASYNC, 1000, 10);
         Path file = directory.resolve("eventhandler.ids");
-        writer.append(1, events(4), null);
+        writer.append(1, events(4), PublishKey.NONE, null);
         assertEquals(10, mark(file), "6 of 10 left: no new block yet");
         assertFalse(taken(5, 8), "ids 5-12 are not all reserved yet");
         Await.until("the batch taken once the block it needs is recorded", WAIT, () -> taken(5, 8));
@@ -160,7 +161,7 @@ class JournalWriterTest {
     /** Appends {@code count} events from {@code firstId}: whether the writer took them (false: refused for now). */
     private boolean taken(long firstId, int count) {
         try {
-            writer.append(firstId, events(count), null);
+            writer.append(firstId, events(count), PublishKey.NONE, null);
             return true;
         } catch (UnavailableException e) {
             return false;
@@ -173,7 +174,7 @@ class JournalWriterTest {
         List<Long> forcedWhenDelivered = new CopyOnWriteArrayList<>();
         List<Long> forcedWhenAnswered = new CopyOnWriteArrayList<>();
         for (long id = 1; id <= 50; id++) {
-            writer.append(id, events(1), () -> forcedWhenDelivered.add(database.forcedUpTo()))
+            writer.append(id, events(1), PublishKey.NONE, () -> forcedWhenDelivered.add(database.forcedUpTo()))
                     .thenRun(() -> forcedWhenAnswered.add(database.forcedUpTo()));
         }
         assertTrue(writer.drain(WAIT));
@@ -190,11 +191,11 @@ class JournalWriterTest {
     void aFullBufferBehindAWorkingDatabaseRefusesAppendsAndDropsNothing() throws Exception {
         database.hold();
         start(StoreMode.ASYNC, 4);
-        writer.append(1, events(2), null);
+        writer.append(1, events(2), PublishKey.NONE, null);
         database.awaitTransaction();
-        writer.append(3, events(2), null);
+        writer.append(3, events(2), PublishKey.NONE, null);
 
-        assertThrows(UnavailableException.class, () -> writer.append(5, events(1), null));
+        assertThrows(UnavailableException.class, () -> writer.append(5, events(1), PublishKey.NONE, null));
         assertEquals(1, writer.status().refusedPublishes());
         assertEquals(4, writer.status().bufferedEvents());
 
@@ -209,11 +210,11 @@ class JournalWriterTest {
     void whileTheDatabaseIsDownTheOldestEventsAreDroppedAndTheirIdsSavedExactlyOnceItIsBack() throws Exception {
         database.down = true;
         start(StoreMode.ASYNC, 4);
-        writer.append(1, events(2), null);
+        writer.append(1, events(2), PublishKey.NONE, null);
         Await.until("the writer finds the database down", WAIT, () -> !writer.status().isUp());
-        writer.append(3, events(2), null);
-        writer.append(5, events(1), null);
-        writer.append(6, events(2), null);
+        writer.append(3, events(2), PublishKey.NONE, null);
+        writer.append(5, events(1), PublishKey.NONE, null);
+        writer.append(6, events(2), PublishKey.NONE, null);
 
         assertEquals(4, writer.status().droppedEvents());
         JournalWriter.Unwritten unwritten = writer.unwritten(0, 10, Set.of(TOPIC));
@@ -234,16 +235,16 @@ class JournalWriterTest {
         database.down = true;
         start(StoreMode.SYNC, 100);
         List<Long> delivered = new CopyOnWriteArrayList<>();
-        CompletableFuture<Void> failed = writer.append(1, events(1), () -> delivered.add(1L));
+        CompletableFuture<Void> failed = writer.append(1, events(1), PublishKey.NONE, () -> delivered.add(1L));
 
         ExecutionException refusal = assertThrows(ExecutionException.class,
                 () -> failed.get(WAIT.toSeconds(), TimeUnit.SECONDS));
         assertInstanceOf(UnavailableException.class, refusal.getCause());
-        assertThrows(UnavailableException.class, () -> writer.append(2, events(1), () -> delivered.add(2L)));
+        assertThrows(UnavailableException.class, () -> writer.append(2, events(1), PublishKey.NONE, () -> delivered.add(2L)));
 
         database.down = false;
         Await.until("the writer finds the database back", WAIT, () -> writer.status().isUp());
-        writer.append(3, events(1), () -> delivered.add(3L)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
+        writer.append(3, events(1), PublishKey.NONE, () -> delivered.add(3L)).get(WAIT.toSeconds(), TimeUnit.SECONDS);
         assertEquals(List.of(3L), database.committedIds());
         assertEquals(List.of(3L), delivered);
     }
@@ -251,7 +252,7 @@ class JournalWriterTest {
     @Test
     void aStopAfterEverythingIsWrittenReportsTheLastIdForACleanStop() throws Exception {
         start(StoreMode.ASYNC, 100);
-        writer.append(1, events(3), null);
+        writer.append(1, events(3), PublishKey.NONE, null);
         assertTrue(writer.drain(WAIT));
         assertEquals(OptionalLong.of(3), writer.stop());
     }
@@ -260,7 +261,7 @@ class JournalWriterTest {
     void aStopWhileTheDatabaseIsDownGivesUpAndReportsEventsUnwritten() throws Exception {
         database.down = true;
         start(StoreMode.ASYNC, 100);
-        writer.append(1, events(3), null);
+        writer.append(1, events(3), PublishKey.NONE, null);
         Await.until("the writer finds the database down", WAIT, () -> !writer.status().isUp());
 
         assertEquals(OptionalLong.empty(), writer.stop());
@@ -272,9 +273,9 @@ class JournalWriterTest {
     void aCommitWhoseAnswerWasLostIsNotWrittenTwice() throws Exception {
         database.loseNextAnswer = true;
         start(StoreMode.ASYNC, 100);
-        writer.append(1, events(2), null);
+        writer.append(1, events(2), PublishKey.NONE, null);
         Await.until("the first write fails", WAIT, () -> writer.status().failedTransactions() == 1);
-        writer.append(3, events(1), null);
+        writer.append(3, events(1), PublishKey.NONE, null);
 
         // Up once writes have worked for WriteOutage.SETTLE_SECONDS (a drain stops the writer first).
         Await.until("the writer is up again", WAIT, () -> writer.status().isUp());

@@ -123,7 +123,7 @@ class LocalEventLogTest {
         }
 
         @Override
-        public synchronized CompletableFuture<Void> append(long firstId, List<IncomingEvent> events,
+        public synchronized CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, PublishKey key,
                                                            Runnable afterCommit) {
             CompletableFuture<Void> committed = new CompletableFuture<>();
             deliveries.add(afterCommit);

@@ -18,7 +18,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.net.ssl.SSLContext;
+import org.apache.hc.client5.http.classic.methods.HttpPost;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
+import org.apache.hc.core5.http.ContentType;
+import org.apache.hc.core5.http.io.entity.StringEntity;
 
 /**
  * A real server on an ephemeral port, with real HTTP clients to talk to it (a {@link TestClient}: Apache
@@ -104,6 +107,14 @@ public final class TestServer implements AutoCloseable {
     /** POSTs a body with the given content type, or none if it is null. */
     public Reply post(String path, String body, String contentType) {
         return client.post(path, body, contentType);
+    }
+
+    /** POSTs a JSON body with an {@code Idempotency-Key} header; returns the response whatever its status. */
+    public Reply postKeyed(String path, String json, String key) {
+        HttpPost post = new HttpPost(uri(path));
+        post.setEntity(new StringEntity(json, ContentType.APPLICATION_JSON));
+        post.setHeader("Idempotency-Key", key);
+        return send(post);
     }
 
     public Reply get(String path, String... headers) {

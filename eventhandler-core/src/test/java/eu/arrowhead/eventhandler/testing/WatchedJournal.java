@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.store.EventJournal;
 import eu.arrowhead.eventhandler.topic.EventLog.LogPage;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.time.Duration;
 import java.util.List;
@@ -40,7 +41,8 @@ public final class WatchedJournal implements EventJournal {
     }
 
     @Override
-    public synchronized CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, Runnable afterCommit) {
+    public synchronized CompletableFuture<Void> append(long firstId, List<IncomingEvent> events, PublishKey key,
+                                                       Runnable afterCommit) {
         lastAppended = firstId + events.size() - 1;
         notifyAll();
         return COMMITTED;
