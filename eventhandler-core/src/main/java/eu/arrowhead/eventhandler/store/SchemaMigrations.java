@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 final class SchemaMigrations {
     private static final Logger LOG = LoggerFactory.getLogger(SchemaMigrations.class);
     private static final List<String> SCRIPTS = List.of("V1__event_log.sql", "V2__push_subscriptions.sql",
-            "V3__missing_ranges.sql", "V4__authorization_answers.sql", "V5__push_cursors.sql");
+            "V3__missing_ranges.sql", "V4__authorization_answers.sql", "V5__push_cursors.sql",
+            "V6__push_dead_letters.sql");
 
     private SchemaMigrations() {
     }
