@@ -292,7 +292,8 @@ final class LogCursor extends HubDelivery {
      * Sends these dead letters again, before the next event, and resumes a paused subscription; all or none.
      *
      * @param bodies the events, in id order
-     * @return false if push.total-max-bytes has no room for them beside what the cursor holds: none is sent
+     * @return false if push.total-max-bytes has no room for them beside what the cursor holds: none is sent, nor
+     *         any redelivery still waiting from before (its letters stay listed, to be redelivered again)
      */
     boolean redeliver(List<PushBody> bodies) {
         boolean start;
