@@ -27,6 +27,7 @@ import eu.arrowhead.eventhandler.publish.PublishHandler;
 import eu.arrowhead.eventhandler.push.OwnEndpoint;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
+import eu.arrowhead.eventhandler.push.DeadLettersResource;
 import eu.arrowhead.eventhandler.push.SubscriptionsResource;
 import eu.arrowhead.eventhandler.push.TargetPolicy;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
@@ -254,6 +255,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(new EventsResource(backend.store(), config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
                 .register(new SubscriptionsResource(pushSubscriptions, authorizer))
+                .register(new DeadLettersResource(pushSubscriptions, backend.pushCursors()))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())

@@ -114,6 +114,10 @@ class ConfigTest {
                 + " | store.retention-check-seconds is set, but it cannot take effect: store.retention-seconds and store.retention-events are both 0",
         "store.mode=off,push.max-retries=0,push.retry-initial-millis=50 | push.retry-initial-millis is set, but it cannot take effect: push.max-retries is 0",
         "store.mode=off,push.max-retries=0,push.retry-max-millis=50     | push.retry-max-millis is set, but",
+        "store.mode=off,push.poison-retries=1                 | push.poison-retries is set, but it cannot take effect: store.mode is off",
+        "store.mode=off,push.dead-letter-max=5                | push.dead-letter-max is set, but",
+        "store.mode=off,push.pause-after-dead-letters=0       | push.pause-after-dead-letters is set, but",
+        "push.dead-letter-max=0                               | push.dead-letter-max",
         "push.retry-initial-millis=9000                       | push.retry-initial-millis (9000) is longer than push.retry-max-millis (5000)",
         "publish.max-request-bytes=1000                       | publish.max-payload-bytes (65536) is larger than publish.max-request-bytes (1000)",
     })
@@ -135,6 +139,8 @@ class ConfigTest {
                 "arrowhead.system-address", "192.168.1.20",
                 "store.mode", "sync", "store.sync-timeout-seconds", "3",
                 "push.max-retries", "0"));
+        ConfigLoader.withOverrides(Map.of("push.poison-retries", "0", "push.dead-letter-max", "1",
+                "push.pause-after-dead-letters", "0"));
         ConfigLoader.withOverrides(Map.of("server.ssl.enabled", "true", "server.ssl.key-store", "eh.p12",
                 "server.ssl.key-store-password", "secret", "security.acl-file", "acl.txt",
                 "security.authorization.enabled", "true"));

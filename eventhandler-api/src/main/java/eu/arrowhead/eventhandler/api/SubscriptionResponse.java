@@ -19,6 +19,9 @@ import java.util.Map;
  *                         subscriber is authorized to receive from; absent or empty means any
  * @param createdAt        when the subscription was created, an ISO-8601 instant
  * @param updatedAt        when it last changed
+ * @param paused           {@code true} while its delivery is paused (it set aside too many events in a row; a sysop
+ *                         resumes it), else absent: not part of 4.x's DTO
+ * @param pausedReason     why it is paused, or absent
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SubscriptionResponse(
@@ -32,5 +35,7 @@ public record SubscriptionResponse(
         String endDate,
         List<SystemResponse> sources,
         String createdAt,
-        String updatedAt) {
+        String updatedAt,
+        Boolean paused,
+        String pausedReason) {
 }

@@ -37,6 +37,9 @@ final class IneffectiveSettings {
     private static final List<String> RETRY_KEYS = List.of("push.retry-initial-millis", "push.retry-max-millis");
     /** What a push subscription's queue in memory takes; with an event log it has a cursor there instead. */
     private static final List<String> PUSH_QUEUE_KEYS = List.of("push.queue-capacity", "push.max-retries");
+    /** What only a single node's cursor in its own event log does: set a refused event aside. */
+    private static final List<String> DEAD_LETTER_KEYS = List.of("push.poison-retries", "push.dead-letter-max",
+            "push.pause-after-dead-letters");
 
     private IneffectiveSettings() {
     }
@@ -71,6 +74,8 @@ final class IneffectiveSettings {
         }
         if (config.storeMode() == EventHandlerConfig.StoreMode.OFF) {
             refuseAny(set, STORE_KEYS, "store.mode is off: there is no event store");
+            refuseAny(set, DEAD_LETTER_KEYS, "store.mode is off: a push subscriber's queue in memory drops an event"
+                    + " after push.max-retries, whatever the answer");
         } else if (config.storeRetentionAge().isZero() && config.storeRetentionEvents() == 0) {
             refuseAny(set, List.of("store.retention-check-seconds"), "store.retention-seconds and"
                     + " store.retention-events are both 0: there is no retention to check");
@@ -82,6 +87,8 @@ final class IneffectiveSettings {
                     + " stream (cluster.*), not a database");
             refuseAny(set, PUSH_QUEUE_KEYS, "cluster.enabled is true: " + cursorDelivery("the cluster's stream",
                     "cluster.retention-*"));
+            refuseAny(set, DEAD_LETTER_KEYS, "cluster.enabled is true: a cluster's push cursor retries every refused"
+                    + " event until its subscriber takes it; dead letters are kept by a single node only");
         }
         if (!config.cluster().enabled() && config.storeMode() != EventHandlerConfig.StoreMode.OFF) {
             String cursor = cursorDelivery("the event log", "store.retention-*");

@@ -6,6 +6,10 @@ import java.util.List;
 /**
  * Arrowhead 4.x push subscriptions: how events are POSTed to subscribers' notify URIs. The keys are
  * documented in the {@code Push subscriptions} section of {@code config/eventhandler.properties}.
+ *
+ * <p>With a cursor in the event log, a POST its subscriber refuses for good (a 4xx other than 408 and 429) is tried
+ * {@code poisonRetries} more times and then set aside on the subscription's dead-letter list, which keeps at most
+ * {@code deadLetterMax} entries; {@code pauseAfterDeadLetters} set aside in a row pause the subscription (0: never).
  */
 public record PushConfig(
         int maxSubscriptions,
@@ -19,7 +23,10 @@ public record PushConfig(
         int connectionsPerTarget,
         int senderThreads,
         List<AddressRange> allowedTargets,
-        List<AddressRange> deniedTargets) {
+        List<AddressRange> deniedTargets,
+        int poisonRetries,
+        int deadLetterMax,
+        int pauseAfterDeadLetters) {
 
     /** The pause before retry {@code retry + 1} (from 0): doubling from the initial backoff, capped. */
     public Duration backoff(long retry) {
@@ -40,6 +47,9 @@ public record PushConfig(
                 v.integer("push.connections-per-target", 1, 1000),
                 v.threads("push.sender-threads"),
                 v.addressRanges("push.allowed-targets"),
-                v.addressRanges("push.denied-targets"));
+                v.addressRanges("push.denied-targets"),
+                v.integer("push.poison-retries", 0, 1000),
+                v.integer("push.dead-letter-max", 1, 100_000),
+                v.integer("push.pause-after-dead-letters", 0, 100_000));
     }
 }

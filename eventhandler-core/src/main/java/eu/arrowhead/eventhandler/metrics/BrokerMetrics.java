@@ -6,6 +6,7 @@ import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.NodeHealth;
+import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.registry.ServiceRegistration;
@@ -135,15 +136,33 @@ public final class BrokerMetrics {
             return health.log() == null ? MetricSnapshots.of() : store(health.log());
         });
         registry.register(() -> {
-            CounterSnapshot.Builder skipped = CounterSnapshot.builder().name("eventhandler_push_cursor_skipped_ids")
-                    .help("Ids a push subscription's cursor passed that the event log no longer held (retention"
-                            + " deleted them, or they were lost): at most that many of its events were never POSTed;"
-                            + " a subscription appears once it has passed such a hole");
-            backend.pushCursorSkippedIds().forEach((id, count) -> skipped.dataPoint(
-                    CounterSnapshot.CounterDataPointSnapshot.builder()
-                            .labels(Labels.of("subscription", Long.toString(id))).value(count).build()));
-            return MetricSnapshots.of(skipped.build());
+            LogCursors cursors = backend.pushCursors();
+            if (cursors == null) {
+                return MetricSnapshots.of();
+            }
+            return MetricSnapshots.of(
+                    perSubscription("eventhandler_push_cursor_skipped_ids", "Ids a push subscription's cursor passed"
+                            + " that the event log no longer held (retention deleted them, or they were lost): at most"
+                            + " that many of its events were never POSTed; a subscription appears once it has passed"
+                            + " such a hole", cursors.skippedIds()),
+                    perSubscription("eventhandler_push_dead_letters", "Events a push subscriber refused for good"
+                            + " (4xx other than 408 and 429, push.poison-retries more times), set aside on its"
+                            + " subscription's dead-letter list", cursors.deadLetters().setAsideCounts()),
+                    perSubscription("eventhandler_push_dead_letters_dropped", "Dead letters dropped from a push"
+                            + " subscription's list, the oldest, past push.dead-letter-max",
+                            cursors.deadLetters().droppedCounts()),
+                    gauge("eventhandler_push_paused_subscriptions", "Push subscriptions paused after"
+                            + " push.pause-after-dead-letters events in a row were set aside; a sysop resumes them",
+                            cursors.paused()));
         });
+    }
+
+    /** A counter with one data point per push subscription, labelled with its id. */
+    private static CounterSnapshot perSubscription(String name, String help, Map<Long, Long> counts) {
+        CounterSnapshot.Builder counter = CounterSnapshot.builder().name(name).help(help);
+        counts.forEach((id, count) -> counter.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder()
+                .labels(Labels.of("subscription", Long.toString(id))).value(count).build()));
+        return counter.build();
     }
 
     private static MetricSnapshots store(EventStore.Status status) {

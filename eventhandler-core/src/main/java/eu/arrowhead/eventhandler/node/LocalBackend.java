@@ -19,7 +19,6 @@ import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * A single node: its event log ({@link LocalEventLog}: its own sequence of ids) and push subscriptions in its
@@ -120,9 +119,8 @@ public final class LocalBackend implements NodeBackend {
     }
 
     @Override
-    public Map<Long, Long> pushCursorSkippedIds() {
-        LogCursors cursors = pushCursors;
-        return cursors == null ? Map.of() : cursors.skippedIds();
+    public LogCursors pushCursors() {
+        return pushCursors;
     }
 
     /** The push cursors are saved before the store, which keeps them, closes. */

@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.node;
 
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.security.Authorizer;
@@ -13,7 +14,6 @@ import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Map;
 
 /**
  * What a node stands on, below its hub and its front door: the event log, where push subscriptions are kept and
@@ -81,12 +81,12 @@ public interface NodeBackend extends AutoCloseable {
     NodeHealth health();
 
     /**
-     * Ids each push subscription's own cursor passed that the log no longer held, by subscription id; empty where
-     * push keeps no cursor of its own (cluster mode's cursors are the stream's consumers, {@code store.mode=off}
-     * has a queue).
+     * The push subscriptions' own cursors in the log, once {@link #pushSubscriptions} made them: their skipped ids,
+     * dead letters and pauses; {@code null} where push keeps no cursor of its own (cluster mode's cursors are the
+     * stream's consumers, {@code store.mode=off} has a queue).
      */
-    default Map<Long, Long> pushCursorSkippedIds() {
-        return Map.of();
+    default LogCursors pushCursors() {
+        return null;
     }
 
     /** Lets the log and every connection go; the last thing a stop does. */

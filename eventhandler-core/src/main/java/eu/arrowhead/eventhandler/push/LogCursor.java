@@ -32,6 +32,11 @@ import java.util.Set;
  * for the subscription and logged once per hole. A subscription moved to another event type goes on from that
  * type's newest event, like cluster mode's new cursor, once the store has the move ({@link #move}).
  *
+ * <p>An event the subscriber refuses for good is set aside ({@link #setAside}, on the subscription's dead-letter
+ * list that {@link LogCursors} keeps) and the cursor goes on; after {@code push.pause-after-dead-letters} in a row it
+ * pauses, its events left in the log, until a sysop resumes it ({@link #resume}) or redelivers its dead letters
+ * ({@link #redeliver}: sent before the cursor's next event, one at a time like the rest).
+ *
  * <p>Lock order: the hub's lock, then this, then the budget's line; never the other way round. A publisher holding
  * the hub's lock may wait for this monitor, so nothing slow runs under it: a page is read, and charged to the
  * budget, before it is handed over.
@@ -47,6 +52,8 @@ final class LogCursor extends HubDelivery {
     private final Set<String> topics = new HashSet<>(2);
     /** The buffer of events from memory or from a page, and the one in flight. */
     private final HeldEvents held;
+    /** Dead letters a sysop sends again, before the buffer; and the one in flight. */
+    private final HeldEvents redeliveries;
     /** The last id the subscriber acknowledged, or that needed no POST: the cursor. */
     private long acknowledged;
     /** The cursor's value the database has; -1 until a new cursor's first save has ended. */
@@ -65,6 +72,10 @@ final class LogCursor extends HubDelivery {
     /** Moves to another topic: a page read before one is not used. */
     private int moves;
     private int failedInARow;
+    /** Events set aside since the subscriber last took one. */
+    private int setAsideInARow;
+    /** Why it is paused, or {@code null}. */
+    private String pausedBecause;
     private boolean closed;
     private boolean stopping;
 
@@ -77,6 +88,7 @@ final class LogCursor extends HubDelivery {
         this.cursors = cursors;
         this.readTheLog = () -> cursors.read(this);
         this.held = new HeldEvents(budget, readTheLog);
+        this.redeliveries = new HeldEvents(budget);
         this.resumeAfter = resumeAfter;
         this.saved = resumeAfter;
         this.startSending = () -> sender.start(this);
@@ -188,10 +200,10 @@ final class LogCursor extends HubDelivery {
                 return;
             }
             offeredUpTo = body.id();
-            if (behind || failedInARow > 0 || !held.tryAdd(body)) {
+            if (behind || failedInARow > 0 || pausedBecause != null || !held.tryAdd(body)) {
                 // The log has it: read once the subscriber takes events again.
                 behind = true;
-                if (sending || reading || stopping || moving || !following) {
+                if (sending || reading || stopping || moving || !following || pausedBecause != null) {
                     // The end of that POST or read, the move, or the follow reads the log next.
                     return;
                 }
@@ -216,13 +228,28 @@ final class LogCursor extends HubDelivery {
     public synchronized PushBody next() {
         PushBody done = held.inFlight();
         if (done != null && !stopping) {
-            // Delivered, or it needs no POST (its publisher is no longer allowed, or it cannot be encoded).
+            // Delivered, set aside, or it needs no POST (its publisher is no longer allowed, or it cannot be encoded).
             acknowledged = Math.max(acknowledged, done.id());
         }
+        redeliveries.sent();
         if (closed || stopping) {
             held.sent();
+            redeliveries.dropWaiting();
             sending = false;
             return null;
+        }
+        if (pausedBecause != null) {
+            // What it holds is read from the log again once resumed.
+            held.sent();
+            redeliveries.dropWaiting();
+            releaseBuffer();
+            behind = true;
+            sending = false;
+            return null;
+        }
+        if (redeliveries.waiting() > 0) {
+            held.sent();
+            return redeliveries.next();
         }
         PushBody next = held.next();
         if (next != null) {
@@ -238,10 +265,89 @@ final class LogCursor extends HubDelivery {
         return null;
     }
 
+    /**
+     * The subscriber refused {@code body} for good, {@code push.poison-retries} more times: it goes on the dead-letter
+     * list, before {@link #next} moves the cursor past it (so that the save that has the cursor has the letter), and
+     * once {@code push.pause-after-dead-letters} were set aside in a row, the subscription pauses.
+     */
+    @Override
+    public void setAside(PushBody body, FailedPost why) {
+        String pauses = null;
+        synchronized (this) {
+            if (closed || stopping) {
+                return;
+            }
+            setAsideInARow++;
+            int pauseAfter = cursors.pauseAfterDeadLetters();
+            if (pausedBecause == null && pauseAfter > 0 && setAsideInARow >= pauseAfter) {
+                pausedBecause = setAsideInARow + " events in a row were refused for good and set aside (push"
+                        + ".pause-after-dead-letters), the last with " + why;
+                pauses = pausedBecause;
+            }
+        }
+        cursors.setAside(this, body, why, pauses);
+    }
+
+    /**
+     * Sends these dead letters again, before the next event, and resumes a paused subscription; all or none.
+     *
+     * @param bodies the events, in id order
+     * @return false if push.total-max-bytes has no room for them beside what the cursor holds: none is sent, nor
+     *         any redelivery still waiting from before (its letters stay listed, to be redelivered again)
+     */
+    boolean redeliver(List<PushBody> bodies) {
+        boolean start;
+        synchronized (this) {
+            if (closed || stopping) {
+                return true;
+            }
+            for (PushBody body : bodies) {
+                if (!redeliveries.tryAdd(body)) {
+                    redeliveries.dropWaiting();
+                    return false;
+                }
+            }
+            pausedBecause = null;
+            setAsideInARow = 0;
+            start = !sending && !reading;
+            if (start) {
+                sending = true;
+            }
+        }
+        if (start) {
+            sender.start(this);
+        } else {
+            catchUpIfIdle();
+        }
+        return true;
+    }
+
+    /**
+     * Goes on after a pause, from the event after the last one it took or set aside.
+     *
+     * @return whether it was paused
+     */
+    boolean resume() {
+        synchronized (this) {
+            if (pausedBecause == null) {
+                return false;
+            }
+            pausedBecause = null;
+            setAsideInARow = 0;
+        }
+        catchUpIfIdle();
+        return true;
+    }
+
+    @Override
+    public synchronized String pausedBecause() {
+        return pausedBecause;
+    }
+
     /** A page read is due and none is under way: the buffer is empty and nothing is being sent. */
     private void catchUpIfIdle() {
         synchronized (this) {
-            if (!behind || sending || reading || closed || stopping || moving) {
+            if (!behind || sending || reading || closed || stopping || moving || pausedBecause != null) {
                 return;
             }
             reading = true;
@@ -268,7 +374,7 @@ final class LogCursor extends HubDelivery {
                 // A wake from the budget's line that the cursor no longer waited for.
                 return true;
             }
-            if (closed || stopping || moving || topics.isEmpty()) {
+            if (closed || stopping || moving || topics.isEmpty() || pausedBecause != null) {
                 // Unfollowed all (being removed): nothing to read until it follows a topic again. Moving: the
                 // move's end reads.
                 reading = false;
@@ -311,7 +417,7 @@ final class LogCursor extends HubDelivery {
                 boolean advanced = through > heldUpTo;
                 heldUpTo = Math.max(heldUpTo, through);
                 behind = offeredUpTo > heldUpTo;
-                start = held.waiting() > 0;
+                start = held.waiting() > 0 || redeliveries.waiting() > 0;
                 if (start) {
                     reading = false;
                     sending = true;
@@ -371,6 +477,11 @@ final class LogCursor extends HubDelivery {
         if (delivered != null) {
             acknowledged = Math.max(acknowledged, delivered.id());
         }
+        PushBody redelivered = redeliveries.inFlight();
+        if (redelivered != null) {
+            cursors.redelivered(this, redelivered.id());
+        }
+        setAsideInARow = 0;
         int failures = failedInARow;
         failedInARow = 0;
         return failures;
@@ -388,7 +499,7 @@ final class LogCursor extends HubDelivery {
 
     @Override
     public synchronized int queued() {
-        return held.waiting();
+        return held.waiting() + redeliveries.waiting();
     }
 
     /**
@@ -421,6 +532,7 @@ final class LogCursor extends HubDelivery {
             }
             closed = true;
             held.clear();
+            redeliveries.clear();
         }
         cursors.forget(this);
     }

@@ -1,16 +1,30 @@
 package eu.arrowhead.eventhandler.push;
 
+import eu.arrowhead.eventhandler.api.RedeliveryResponse;
 import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
+import eu.arrowhead.eventhandler.protocol.JsonMapper;
+import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.store.EventStore;
+import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
 import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.Hub;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
+import eu.arrowhead.eventhandler.topic.SubscriberFilter;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -30,6 +44,10 @@ import org.slf4j.LoggerFactory;
  * that moved, once a second, in one transaction: the POST path never waits for a commit. A new cursor is saved
  * before its subscription is answered. So a crash makes a subscriber get again at most what it acknowledged in
  * the last second (and a POST whose answer was not yet in), never fewer.
+ *
+ * <p>An event a subscriber refused for good is set aside on its subscription's list ({@link DeadLetters}) and saved at
+ * once, in the transaction of the next save of the cursors, so that no cursor is kept past a letter that is not. A
+ * sysop resumes a paused cursor ({@link #resume}) or sends its letters again ({@link #redeliver}).
  */
 public final class LogCursors implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(LogCursors.class);
@@ -40,6 +58,8 @@ public final class LogCursors implements AutoCloseable {
     private static final int PAGE_EVENTS = 1_000;
     private static final Duration SAVE_EVERY = Duration.ofSeconds(1);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+    /** The most characters of a dead letter's I/O error kept (an answer's body is cut at {@link BodyExcerpt}). */
+    private static final int MAX_ERROR_CHARS = 512;
 
     private final Hub hub;
     private final EventLog log;
@@ -52,6 +72,7 @@ public final class LogCursors implements AutoCloseable {
     private final Map<Long, Long> kept;
     private final Map<Long, LogCursor> cursors = new ConcurrentHashMap<>();
     private final Map<Long, LongAdder> skipped = new ConcurrentHashMap<>();
+    private final DeadLetters deadLetters;
     /** Only the saving thread uses it: whether the last save failed, said once per outage. */
     private boolean saveFailing;
 
@@ -64,6 +85,7 @@ public final class LogCursors implements AutoCloseable {
         this.config = config;
         this.pageEvents = Math.min(PAGE_EVENTS, pageEvents);
         this.kept = new ConcurrentHashMap<>(kept);
+        this.deadLetters = new DeadLetters(store, config.deadLetterMax());
         this.thread = new ScheduledThreadPoolExecutor(1, NamedThreads.daemons("eh-push-log"));
         thread.setRemoveOnCancelPolicy(true);
         thread.scheduleWithFixedDelay(this::saveMoved, SAVE_EVERY.toMillis(), SAVE_EVERY.toMillis(),
@@ -145,7 +167,10 @@ public final class LogCursors implements AutoCloseable {
         cursor.saved(acknowledged);
     }
 
-    /** Saves the cursors that moved since the last save, in one transaction. */
+    /**
+     * Saves the cursors that moved since the last save and the letters set aside, in one transaction. The cursors are
+     * read first: a letter is added before its cursor moves past it, so every letter a saved cursor passed is saved.
+     */
     private void saveMoved() {
         Map<LogCursor, Long> moved = new HashMap<>();
         for (LogCursor cursor : cursors.values()) {
@@ -154,14 +179,17 @@ public final class LogCursors implements AutoCloseable {
                 moved.put(cursor, acknowledged);
             }
         }
-        if (moved.isEmpty()) {
+        List<DeadLetter> letters = deadLetters.takePending();
+        if (moved.isEmpty() && letters.isEmpty()) {
             return;
         }
         Map<Long, Long> rows = new HashMap<>();
         moved.forEach((cursor, acknowledged) -> rows.put(cursor.subscriptionId(), acknowledged));
+        Map<Long, Integer> dropped;
         try {
-            store.saveCursors(rows);
+            dropped = store.saveCursors(rows, letters, deadLetters.keep());
         } catch (RuntimeException e) {
+            deadLetters.putBack(letters);
             if (!saveFailing) {
                 saveFailing = true;
                 LOG.warn("the push subscriptions' cursors cannot be saved now ({}); tried again every second. Until"
@@ -175,10 +203,138 @@ public final class LogCursors implements AutoCloseable {
             LOG.info("the push subscriptions' cursors are saved again");
         }
         moved.forEach(LogCursor::saved);
+        deadLetters.droppedByBound(dropped);
     }
 
     /**
-     * The cursor passed ids the log no longer holds: at most that many of the subscription's events were never
+     * The cursor's subscriber refused an event for good too often: it goes on the subscription's dead-letter list,
+     * saved at once. Said once per event, and once more if the subscription pauses.
+     *
+     * @param pauses why the subscription pauses now, or {@code null}
+     */
+    void setAside(LogCursor cursor, PushBody body, FailedPost why, String pauses) {
+        String detail = why.detail().length() > MAX_ERROR_CHARS ? why.detail().substring(0, MAX_ERROR_CHARS)
+                : why.detail();
+        String eventType = eventType(body);
+        deadLetters.add(new DeadLetter(cursor.subscriptionId(), body.id(), eventType, why.status(), detail,
+                System.currentTimeMillis()));
+        LOG.warn("push subscription {} to {}: event {} ({}) was refused {} times ({}); it is set aside on the"
+                        + " subscription's dead-letter list (eventhandler_push_dead_letters_total) and the next event"
+                        + " is sent", cursor.subscriptionId(), cursor.target(), body.id(), eventType,
+                config.poisonRetries() + 1, why);
+        if (pauses != null) {
+            LOG.warn("push subscription {} to {} is paused: {}. Its events wait in the event log; a sysop resumes it"
+                    + " with POST /eventhandler/mgmt/subscriptions/{}/resume", cursor.subscriptionId(),
+                    cursor.target(), pauses, cursor.subscriptionId());
+        }
+        try {
+            thread.execute(this::saveMoved);
+        } catch (RejectedExecutionException e) {
+            // Stopping: the last save has it.
+        }
+    }
+
+    /** The event type in the 4.x JSON of a pushed event: read once per letter, so that no event carries it. */
+    private static String eventType(PushBody body) {
+        try {
+            return JsonMapper.get().readTree(body.json()).path("eventType").asText("");
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+    }
+
+    /** A dead letter sent again was taken: it leaves the list. */
+    void redelivered(LogCursor cursor, long eventId) {
+        try {
+            thread.execute(() -> {
+                try {
+                    deadLetters.drop(cursor.subscriptionId(), OptionalLong.of(eventId));
+                } catch (RequestException e) {
+                    // A sysop dropped it meanwhile.
+                } catch (RuntimeException e) {
+                    LOG.warn("push subscription {}: event {} was redelivered, but the store cannot take it off the"
+                            + " dead-letter list now ({}); a sysop can delete it", cursor.subscriptionId(), eventId,
+                            e.toString());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // Stopping: it stays on the list.
+        }
+    }
+
+    /** {@code push.pause-after-dead-letters}. */
+    int pauseAfterDeadLetters() {
+        return config.pauseAfterDeadLetters();
+    }
+
+    /** The subscriptions' dead-letter lists. */
+    public DeadLetters deadLetters() {
+        return deadLetters;
+    }
+
+    /**
+     * Sends a subscription's dead letters again, read from the log, before its next event, and resumes it if it was
+     * paused. Each stays on the list until its subscriber takes it. On a worker thread: it reads the log.
+     *
+     * @param eventId the one to send, or all
+     * @return empty if there is no such subscription
+     * @throws eu.arrowhead.eventhandler.protocol.RequestException 404 if {@code eventId} is not on the list
+     * @throws UnavailableException if the log cannot be read now, or push.total-max-bytes has no room for them
+     */
+    public Optional<RedeliveryResponse> redeliver(long subscriptionId, OptionalLong eventId) {
+        LogCursor cursor = cursors.get(subscriptionId);
+        if (cursor == null) {
+            return Optional.empty();
+        }
+        List<DeadLetter> letters = new ArrayList<>(deadLetters.list(subscriptionId).stream()
+                .filter(letter -> eventId.isEmpty() || letter.eventId() == eventId.getAsLong()).toList());
+        if (eventId.isPresent() && letters.isEmpty()) {
+            throw DeadLetters.notListed(subscriptionId, eventId.getAsLong());
+        }
+        letters.sort(Comparator.comparingLong(DeadLetter::eventId));
+        List<PushBody> bodies = new ArrayList<>(letters.size());
+        List<Long> notInLog = new ArrayList<>();
+        for (DeadLetter letter : letters) {
+            PublishedEvent event = logged(letter);
+            if (event == null) {
+                notInLog.add(letter.eventId());
+            } else {
+                bodies.add(new PushBody(event));
+            }
+        }
+        if (!cursor.redeliver(bodies)) {
+            throw new UnavailableException("push.total-max-bytes has no room now for the " + bodies.size()
+                    + " events to redeliver beside what the subscription holds; redeliver them one at a time"
+                    + " (eventId=N) or try again later");
+        }
+        return Optional.of(new RedeliveryResponse(bodies.stream().map(PushBody::id).toList(), notInLog));
+    }
+
+    /** A dead letter's event as the log holds it, or {@code null} if it holds it no longer. */
+    private PublishedEvent logged(DeadLetter letter) {
+        long id = letter.eventId();
+        log.requireReadable(id - 1, id);
+        return log.read(id - 1, id, Set.of(letter.eventType().toLowerCase(Locale.ROOT)), SubscriberFilter.NONE, 1)
+                .events().stream().filter(event -> event.id() == id).findFirst().orElse(null);
+    }
+
+    /**
+     * Resumes a paused subscription, from the event after the last one it took or set aside.
+     *
+     * @return empty if there is no such subscription, else whether it was paused
+     */
+    public Optional<Boolean> resume(long subscriptionId) {
+        LogCursor cursor = cursors.get(subscriptionId);
+        return cursor == null ? Optional.empty() : Optional.of(cursor.resume());
+    }
+
+    /** How many subscriptions are paused now. */
+    public int paused() {
+        return (int) cursors.values().stream().filter(cursor -> cursor.pausedBecause() != null).count();
+    }
+
+    /**
+     * The cursor passed ids the log no longer held: at most that many of the subscription's events were never
      * POSTed. Counted, and said once for each such hole.
      */
     void lost(LogCursor cursor, ReplayGap gap) {
@@ -194,6 +350,7 @@ public final class LogCursors implements AutoCloseable {
     void forget(LogCursor cursor) {
         cursors.remove(cursor.subscriptionId(), cursor);
         skipped.remove(cursor.subscriptionId());
+        deadLetters.forget(cursor.subscriptionId());
     }
 
     /** Ids of the log's holes each subscription's cursor passed, by subscription id. */

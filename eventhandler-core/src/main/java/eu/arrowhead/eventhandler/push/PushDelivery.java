@@ -38,6 +38,11 @@ public interface PushDelivery {
     /** Events waiting to be sent from this node's memory (a cursor's backlog in a log is not counted). */
     int queued();
 
+    /** Why its delivery is paused (it set aside too many events in a row), or {@code null}: it is not. */
+    default String pausedBecause() {
+        return null;
+    }
+
     /** Stops delivering for good: the subscription is gone. */
     void close();
 

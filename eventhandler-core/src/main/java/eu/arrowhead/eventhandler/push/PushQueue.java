@@ -38,6 +38,14 @@ interface PushQueue {
     /** The body in flight was answered with 2xx. @return how many POSTs had failed in a row before this one */
     int succeeded();
 
+    /**
+     * A {@link #durable} queue's body in flight was refused for good too often: it is set aside (and no longer
+     * counts as failing), and the sender goes on with {@link #next}. A queue in memory is never asked: it drops an
+     * event after {@code push.max-retries} whatever the answer.
+     */
+    default void setAside(PushBody body, FailedPost why) {
+    }
+
     /** The sender is closing: nothing more is sent. */
     void stop();
 }

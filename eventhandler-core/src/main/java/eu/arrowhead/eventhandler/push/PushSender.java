@@ -32,7 +32,6 @@ import org.apache.hc.core5.http.ContentType;
 import org.apache.hc.core5.http.HttpResponse;
 import org.apache.hc.core5.http.Message;
 import org.apache.hc.core5.http.nio.entity.AsyncEntityProducers;
-import org.apache.hc.core5.http.nio.entity.DiscardingEntityConsumer;
 import org.apache.hc.core5.http.nio.support.AsyncRequestBuilder;
 import org.apache.hc.core5.http.nio.support.BasicResponseConsumer;
 import org.apache.hc.core5.io.CloseMode;
@@ -48,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * Requests are non-blocking: a subscriber that is down or slow holds one connection and no thread, so it
  * delays nobody else. Each subscriber has at most one POST in flight (its order is kept); a failed POST is
  * retried after a backoff, scheduled rather than slept: from a cursor in the event log for as long as it takes,
- * from a queue in memory ({@code store.mode=off}) up to {@code push.max-retries} times.
+ * from a queue in memory ({@code store.mode=off}) up to {@code push.max-retries} times. A cursor's event that its
+ * subscriber refuses for good ({@link FailedPost#permanent}) is tried {@code push.poison-retries} more times and then
+ * set aside ({@link PushQueue#setAside}), so that it cannot hold the events behind it.
  *
  * <p>It connects only to addresses the {@link TargetPolicy} allows ({@link GuardedDnsResolver}), and every POST
  * carries {@link PushLoopGuard#HEADER}, which every Event Handler refuses: no push can loop.
@@ -172,7 +173,7 @@ public final class PushSender implements AutoCloseable {
             idle();
             return;
         }
-        send(queue, body, 0);
+        send(queue, body, 0, 0);
     }
 
     /** One subscriber has nothing left to send. */
@@ -184,7 +185,8 @@ public final class PushSender implements AutoCloseable {
         }
     }
 
-    private void send(PushQueue subscriber, PushBody body, int retry) {
+    /** @param refusals how many tries in a row, up to this one, the subscriber refused the body for good */
+    private void send(PushQueue subscriber, PushBody body, int retry, int refusals) {
         if (subscriber.closed() || !subscriber.rules().filter().allowsSource(body.sourceKey())) {
             // Unsubscribed or deleted while this event waited, or its publisher is no longer authorized for this
             // subscriber (an authorization update while it was queued): nobody may have it any more.
@@ -210,7 +212,7 @@ public final class PushSender implements AutoCloseable {
                 }
                 continueWith(subscriber);
             } else {
-                failed(subscriber, body, retry, why);
+                failed(subscriber, body, retry, why.permanent() ? refusals + 1 : 0, why);
             }
         });
     }
@@ -225,7 +227,7 @@ public final class PushSender implements AutoCloseable {
             if (why != null) {
                 failedAttempts.increment();
             }
-            done.accept(why);
+            done.accept(why == null ? null : why.toString());
         });
     }
 
@@ -233,7 +235,7 @@ public final class PushSender implements AutoCloseable {
      * One POST, cut off at {@code push.response-timeout-seconds} from its start: HttpClient's own response
      * timeout is a wait for the next bytes, which a subscriber trickling its answer never lets expire.
      */
-    private void post(URI target, byte[] json, Consumer<String> done) {
+    private void post(URI target, byte[] json, Consumer<FailedPost> done) {
         var request = AsyncRequestBuilder.post(target)
                 .addHeader(PushLoopGuard.HEADER, "1")
                 .setEntity(AsyncEntityProducers.create(json, ContentType.APPLICATION_JSON))
@@ -245,35 +247,38 @@ public final class PushSender implements AutoCloseable {
             deadline = dispatch.schedule(() -> cutOff(exchange.get(), timedOut), config.responseTimeout().toMillis(),
                     TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
-            done.accept("the Event Handler is stopping");
+            done.accept(FailedPost.noAnswer("the Event Handler is stopping"));
             return;
         }
         try {
-            exchange.set(client.execute(request, new BasicResponseConsumer<>(new DiscardingEntityConsumer<>()),
-                    new FutureCallback<Message<HttpResponse, Void>>() {
+            exchange.set(client.execute(request, new BasicResponseConsumer<>(new BodyExcerpt()),
+                    new FutureCallback<Message<HttpResponse, String>>() {
                         @Override
-                        public void completed(Message<HttpResponse, Void> response) {
+                        public void completed(Message<HttpResponse, String> response) {
                             ended(exchange.get(), deadline);
                             int status = response.getHead().getCode();
                             if (status >= 200 && status < 300) {
                                 delivered.increment();
                                 done.accept(null);
                             } else {
-                                done.accept("status " + status);
+                                done.accept(new FailedPost(status, response.getBody() == null ? ""
+                                        : response.getBody()));
                             }
                         }
 
                         @Override
                         public void failed(Exception e) {
                             ended(exchange.get(), deadline);
-                            done.accept(e.toString());
+                            done.accept(FailedPost.noAnswer(e.toString()));
                         }
 
                         @Override
                         public void cancelled() {
                             ended(exchange.get(), deadline);
-                            done.accept(timedOut.get() ? "no whole answer within push.response-timeout-seconds ("
-                                    + config.responseTimeout().toSeconds() + " s)" : "cancelled: the Event Handler is stopping");
+                            done.accept(FailedPost.noAnswer(timedOut.get()
+                                    ? "no whole answer within push.response-timeout-seconds ("
+                                    + config.responseTimeout().toSeconds() + " s)"
+                                    : "cancelled: the Event Handler is stopping"));
                         }
                     }));
             inFlight.add(exchange.get());
@@ -283,7 +288,7 @@ public final class PushSender implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             deadline.cancel(false);
-            done.accept(e.toString());
+            done.accept(FailedPost.noAnswer(e.toString()));
         }
     }
 
@@ -302,8 +307,14 @@ public final class PushSender implements AutoCloseable {
         }
     }
 
-    private void failed(PushQueue subscriber, PushBody body, int retry, String why) {
+    private void failed(PushQueue subscriber, PushBody body, int retry, int refusals, FailedPost why) {
         failedAttempts.increment();
+        if (subscriber.durable() && refusals > config.poisonRetries() && !subscriber.closed()) {
+            // The log would hold it, and every event behind it, for as long as the subscriber refuses it.
+            subscriber.setAside(body, why);
+            continueWith(subscriber);
+            return;
+        }
         long held;
         if (subscriber.failedOnce() && !dispatch.isShutdown() && (held = failingLines.pass()) >= 0) {
             // One line when a subscriber starts failing and one when it works again: a subscriber that is down
@@ -311,12 +322,14 @@ public final class PushSender implements AutoCloseable {
             // and a client that subscribes dead targets in a loop gets one line a second.
             LOG.warn("push to {} failed ({}); retrying {}, and saying no more until it works again ({} other"
                     + " subscribers started failing since the last such line)", subscriber.target(), why,
-                    subscriber.durable() ? "for as long as the event log holds the event"
+                    subscriber.durable() ? "for as long as the event log holds the event (one refused for good, with"
+                            + " a 4xx other than 408 and 429, tried push.poison-retries (" + config.poisonRetries()
+                            + ") more times, then set aside)"
                             : "up to push.max-retries (" + maxRetries + ") times per event", held);
         }
         if (subscriber.durable() ? !subscriber.closed() : retry < maxRetries) {
             LOG.debug("POST to {} failed ({}); retry {}", subscriber.target(), why, retry + 1);
-            if (retryLater(subscriber, body, retry)) {
+            if (retryLater(subscriber, body, retry, refusals)) {
                 return;
             }
         }
@@ -334,14 +347,14 @@ public final class PushSender implements AutoCloseable {
      *
      * @return false if the sender is shutting down
      */
-    private boolean retryLater(PushQueue subscriber, PushBody body, int retry) {
+    private boolean retryLater(PushQueue subscriber, PushBody body, int retry, int refusals) {
         boolean waitsIdle = subscriber.durable();
         try {
             dispatch.schedule(() -> {
                 if (waitsIdle) {
                     busy.incrementAndGet();
                 }
-                send(subscriber, body, retry + 1);
+                send(subscriber, body, retry + 1, refusals);
             }, config.backoff(retry).toMillis(), TimeUnit.MILLISECONDS);
         } catch (RuntimeException e) {
             return false;

@@ -167,8 +167,12 @@ public record PushSubscription(
         return allowed.isEmpty() ? Set.of(NO_SOURCE) : Set.copyOf(allowed);
     }
 
-    /** The subscription as the management endpoints show it, with the sources in effect. */
-    public SubscriptionResponse toResponse(Set<String> effectiveSources) {
+    /**
+     * The subscription as the management endpoints show it, with the sources in effect.
+     *
+     * @param pausedBecause why its delivery is paused, or {@code null}
+     */
+    public SubscriptionResponse toResponse(Set<String> effectiveSources, String pausedBecause) {
         SystemRequest subscriber = request.subscriberSystem();
         List<SystemResponse> sources = null;
         if (!effectiveSources.isEmpty()) {
@@ -181,7 +185,8 @@ public record PushSubscription(
         }
         return new SubscriptionResponse(id, new EventTypeResponse(null, request.eventType(), null, null),
                 system(subscriber), request.filterMetaData(), request.notifyUri(), matchMetaData(),
-                request.startDate(), request.endDate(), sources, createdAt.toString(), updatedAt.toString());
+                request.startDate(), request.endDate(), sources, createdAt.toString(), updatedAt.toString(),
+                pausedBecause == null ? null : Boolean.TRUE, pausedBecause);
     }
 
     private static SystemResponse system(SystemRequest system) {

@@ -70,7 +70,7 @@ public final class PushSubscriptions {
         }
 
         SubscriptionResponse response() {
-            return subscription.toResponse(sources);
+            return subscription.toResponse(sources, subscriber.pausedBecause());
         }
     }
 

@@ -223,8 +223,19 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
     }
 
     @Override
-    public void saveCursors(Map<Long, Long> acknowledged) {
-        database.saveCursors(acknowledged);
+    public Map<Long, Integer> saveCursors(Map<Long, Long> acknowledged, List<DeadLetter> deadLetters,
+                                          int keepPerSubscription) {
+        return database.saveCursors(acknowledged, deadLetters, keepPerSubscription);
+    }
+
+    @Override
+    public List<DeadLetter> loadDeadLetters(long subscriptionId) {
+        return database.deadLetters(subscriptionId);
+    }
+
+    @Override
+    public int deleteDeadLetters(long subscriptionId, OptionalLong eventId) {
+        return database.deleteDeadLetters(subscriptionId, eventId);
     }
 
     @Override

@@ -22,6 +22,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -220,6 +221,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
                     .addAnnotatedClass(AnswerRecord.class)
                     .addAnnotatedClass(CursorRecord.class)
                     .addAnnotatedClass(PublishKeyRecord.class)
+                    .addAnnotatedClass(DeadLetterRecord.class)
                     .buildMetadata()
                     .buildSessionFactory();
         } catch (RuntimeException e) {
@@ -536,10 +538,12 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         upkeep(() -> sessions.fromTransaction(session -> session.merge(new SubscriptionRecord(subscription))));
     }
 
-    /** Deletes a push subscription and its cursor, in one transaction. */
+    /** Deletes a push subscription, its cursor and its dead letters, in one transaction. */
     void deleteSubscription(long id) {
         upkeep(() -> sessions.fromTransaction(session -> session.createMutationQuery(
                 "delete from CursorRecord c where c.subscriptionId = :id").setParameter("id", id).executeUpdate()
+                + session.createMutationQuery("delete from DeadLetterRecord d where d.subscriptionId = :id")
+                .setParameter("id", id).executeUpdate()
                 + session.createMutationQuery("delete from SubscriptionRecord s where s.id = :id")
                 .setParameter("id", id).executeUpdate()));
     }
@@ -557,27 +561,94 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         return cursors;
     }
 
-    /** Inserts or moves push cursors, in one transaction. */
-    void saveCursors(Map<Long, Long> acknowledged) {
-        if (acknowledged.isEmpty()) {
-            return;
+    /**
+     * Inserts or moves push cursors and keeps dead letters, in one transaction ({@link SubscriptionStore#saveCursors(
+     * Map, List, int)}).
+     */
+    Map<Long, Integer> saveCursors(Map<Long, Long> acknowledged, List<SubscriptionStore.DeadLetter> deadLetters,
+                                   int keepPerSubscription) {
+        if (acknowledged.isEmpty() && deadLetters.isEmpty()) {
+            return Map.of();
         }
-        upkeep(() -> sessions.fromStatelessTransaction(session -> {
+        return upkeep(() -> sessions.fromStatelessTransaction(session -> {
             // Not StatelessSession.upsert: Hibernate's MySQL dialect writes it with MySQL 8's row alias
             // ("values (?,?) as tr on duplicate key update"), which MariaDB refuses as a syntax error.
-            Set<Long> stored = new HashSet<>(session.createSelectionQuery(
-                    "select c.subscriptionId from CursorRecord c where c.subscriptionId in :ids", Long.class)
-                    .setParameterList("ids", acknowledged.keySet()).getResultList());
-            acknowledged.forEach((id, acknowledgedId) -> {
-                CursorRecord row = new CursorRecord(id, acknowledgedId);
-                if (stored.contains(id)) {
-                    session.update(row);
-                } else {
-                    session.insert(row);
-                }
-            });
-            return null;
+            if (!acknowledged.isEmpty()) {
+                Set<Long> stored = new HashSet<>(session.createSelectionQuery(
+                        "select c.subscriptionId from CursorRecord c where c.subscriptionId in :ids", Long.class)
+                        .setParameterList("ids", acknowledged.keySet()).getResultList());
+                acknowledged.forEach((id, acknowledgedId) -> {
+                    CursorRecord row = new CursorRecord(id, acknowledgedId);
+                    if (stored.contains(id)) {
+                        session.update(row);
+                    } else {
+                        session.insert(row);
+                    }
+                });
+            }
+            return deadLetters.isEmpty() ? Map.<Long, Integer>of()
+                    : keepDeadLetters(session, deadLetters, keepPerSubscription);
         }));
+    }
+
+    /** Inserts or replaces the letters of subscriptions that exist, then cuts each list to its bound. */
+    private static Map<Long, Integer> keepDeadLetters(StatelessSession session,
+                                                      List<SubscriptionStore.DeadLetter> letters, int keep) {
+        Set<Long> subscriptions = new HashSet<>();
+        letters.forEach(letter -> subscriptions.add(letter.subscriptionId()));
+        Set<Long> existing = new HashSet<>(session.createSelectionQuery(
+                "select s.id from SubscriptionRecord s where s.id in :ids", Long.class)
+                .setParameterList("ids", subscriptions).getResultList());
+        for (SubscriptionStore.DeadLetter letter : letters) {
+            if (!existing.contains(letter.subscriptionId())) {
+                continue;
+            }
+            DeadLetterRecord row = new DeadLetterRecord(letter);
+            boolean stored = !session.createSelectionQuery("select d.eventId from DeadLetterRecord d"
+                            + " where d.subscriptionId = :id and d.eventId = :eventId", Long.class)
+                    .setParameter("id", letter.subscriptionId()).setParameter("eventId", letter.eventId())
+                    .getResultList().isEmpty();
+            if (stored) {
+                session.update(row);
+            } else {
+                session.insert(row);
+            }
+        }
+        Map<Long, Integer> dropped = new HashMap<>();
+        for (long id : existing) {
+            long count = session.createSelectionQuery(
+                    "select count(d) from DeadLetterRecord d where d.subscriptionId = :id", Long.class)
+                    .setParameter("id", id).getSingleResult();
+            if (count <= keep) {
+                continue;
+            }
+            List<Long> oldest = session.createSelectionQuery("select d.eventId from DeadLetterRecord d"
+                            + " where d.subscriptionId = :id order by d.atMillis, d.eventId", Long.class)
+                    .setParameter("id", id).setMaxResults((int) (count - keep)).getResultList();
+            session.createMutationQuery("delete from DeadLetterRecord d where d.subscriptionId = :id"
+                            + " and d.eventId in :ids")
+                    .setParameter("id", id).setParameterList("ids", oldest).executeUpdate();
+            dropped.put(id, oldest.size());
+        }
+        return dropped;
+    }
+
+    /** A push subscription's dead letters, oldest first. */
+    List<SubscriptionStore.DeadLetter> deadLetters(long subscriptionId) {
+        return upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                        "from DeadLetterRecord d where d.subscriptionId = :id order by d.atMillis, d.eventId",
+                        DeadLetterRecord.class).setParameter("id", subscriptionId).getResultList()))
+                .stream().map(DeadLetterRecord::letter).toList();
+    }
+
+    /** Deletes a push subscription's dead letter of one event, or all of them. */
+    int deleteDeadLetters(long subscriptionId, OptionalLong eventId) {
+        return upkeep(() -> sessions.fromTransaction(session -> eventId.isPresent()
+                ? session.createMutationQuery("delete from DeadLetterRecord d where d.subscriptionId = :id"
+                        + " and d.eventId = :eventId").setParameter("id", subscriptionId)
+                .setParameter("eventId", eventId.getAsLong()).executeUpdate()
+                : session.createMutationQuery("delete from DeadLetterRecord d where d.subscriptionId = :id")
+                .setParameter("id", subscriptionId).executeUpdate()));
     }
 
     List<AuthorizationStore.StoredAnswer> answers() {

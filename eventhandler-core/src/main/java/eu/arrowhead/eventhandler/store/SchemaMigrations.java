@@ -26,7 +26,7 @@ final class SchemaMigrations {
     private static final Logger LOG = LoggerFactory.getLogger(SchemaMigrations.class);
     private static final List<String> SCRIPTS = List.of("V1__event_log.sql", "V2__push_subscriptions.sql",
             "V3__missing_ranges.sql", "V4__authorization_answers.sql", "V5__push_cursors.sql",
-            "V6__publish_keys.sql");
+            "V6__publish_keys.sql", "V7__push_dead_letters.sql");
 
     private SchemaMigrations() {
     }

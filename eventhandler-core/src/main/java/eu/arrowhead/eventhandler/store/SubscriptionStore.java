@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.store;
 
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Where push subscriptions are kept across restarts: the event store's database, or nowhere when
@@ -31,7 +32,7 @@ public interface SubscriptionStore {
     /** Inserts the subscription, or replaces the one with its id. */
     void saveSubscription(StoredSubscription subscription);
 
-    /** Deletes the subscription with this id, if there is one, and its cursor. */
+    /** Deletes the subscription with this id, if there is one, its cursor and its dead letters. */
     void deleteSubscription(long id);
 
     /**
@@ -44,6 +45,34 @@ public interface SubscriptionStore {
 
     /** Inserts or moves the cursors of these subscriptions (subscription id to acknowledged id), in one go. */
     default void saveCursors(Map<Long, Long> acknowledged) {
+        saveCursors(acknowledged, List.of(), Integer.MAX_VALUE);
+    }
+
+    /**
+     * Inserts or moves the cursors, and keeps the dead letters (one already kept for its subscription and event is
+     * replaced), in one transaction: a cursor is never kept past an event set aside that is not. A subscription's
+     * list that grows past {@code keepPerSubscription} loses its oldest letters; those of a subscription that no
+     * longer exists are not kept.
+     *
+     * @return how many letters each subscription lost to the bound, by subscription id (none: absent)
+     */
+    default Map<Long, Integer> saveCursors(Map<Long, Long> acknowledged, List<DeadLetter> deadLetters,
+                                           int keepPerSubscription) {
+        return Map.of();
+    }
+
+    /** A subscription's dead letters, oldest first. */
+    default List<DeadLetter> loadDeadLetters(long subscriptionId) {
+        return List.of();
+    }
+
+    /**
+     * Deletes dead letters of a subscription: the one of this event, or all.
+     *
+     * @return how many were deleted
+     */
+    default int deleteDeadLetters(long subscriptionId, OptionalLong eventId) {
+        return 0;
     }
 
     /**
@@ -68,5 +97,18 @@ public interface SubscriptionStore {
      */
     record StoredSubscription(long id, String topicKey, String subscriberKey, long createdMillis, long updatedMillis,
                               String json) {
+    }
+
+    /**
+     * An event a push subscriber refused for good, set aside so that its cursor could go on.
+     *
+     * @param subscriptionId the subscription
+     * @param eventId        the event's id in the log
+     * @param eventType      the event's type as published
+     * @param status         the last answer's HTTP status, or 0 if the last try got none (an I/O error)
+     * @param answer         the first bytes of the last answer's body, or the I/O error; bounded
+     * @param atMillis       when it was set aside
+     */
+    record DeadLetter(long subscriptionId, long eventId, String eventType, int status, String answer, long atMillis) {
     }
 }

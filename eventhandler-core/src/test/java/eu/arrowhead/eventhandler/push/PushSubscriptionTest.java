@@ -44,7 +44,7 @@ class PushSubscriptionTest {
         assertEquals(Set.of("a", "b"), asking.effectiveSources(Optional.empty()));
         assertEquals(Set.of("b"), asking.effectiveSources(Optional.of(Set.of("b", "c"))));
         assertEquals(Set.of(PushSubscription.NO_SOURCE), asking.effectiveSources(Optional.of(Set.of("c"))));
-        SubscriptionResponse none = asking.toResponse(asking.effectiveSources(Optional.of(Set.of("c"))));
+        SubscriptionResponse none = asking.toResponse(asking.effectiveSources(Optional.of(Set.of("c"))), null);
         assertEquals(List.of(), none.sources());
         assertEquals("http://h:1/n", asking.target(false).toString());
         assertEquals("https://h:1/n", asking.target(true).toString());

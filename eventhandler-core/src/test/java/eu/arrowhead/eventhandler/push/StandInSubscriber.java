@@ -20,11 +20,13 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntUnaryOperator;
+import java.util.function.ToIntBiFunction;
+import java.util.function.ToIntFunction;
 
 /**
  * An Arrowhead 4.x push subscriber standing in for a real one: a local HTTP server that records the bodies
- * POSTed to its notify URI. It can answer with an error status per request, or hold every answer until
- * {@link #release()} (a subscriber that hangs).
+ * POSTed to its notify URI. It can answer with an error status per request or per payload (its body then says
+ * {@code refused with <status>}), or hold every answer until {@link #release()} (a subscriber that hangs).
  */
 public final class StandInSubscriber implements AutoCloseable {
     static final String NOTIFY_PATH = "/notify";
@@ -35,10 +37,11 @@ public final class StandInSubscriber implements AutoCloseable {
     /** The client end of every connection a POST came on. */
     private final Set<InetSocketAddress> connections = new HashSet<>();
     private final CountDownLatch hold;
-    private final IntUnaryOperator statusOfRequest;
+    /** The status of the n-th request (from 1) with this body. */
+    private final ToIntBiFunction<Integer, String> statusOfRequest;
     private int requests;
 
-    private StandInSubscriber(boolean hangs, IntUnaryOperator statusOfRequest, TestPki tls) {
+    private StandInSubscriber(boolean hangs, ToIntBiFunction<Integer, String> statusOfRequest, TestPki tls) {
         this.hold = new CountDownLatch(hangs ? 1 : 0);
         this.statusOfRequest = statusOfRequest;
         try {
@@ -56,7 +59,7 @@ public final class StandInSubscriber implements AutoCloseable {
             int status;
             synchronized (this) {
                 connections.add(exchange.getRemoteAddress());
-                status = statusOfRequest.applyAsInt(++requests);
+                status = statusOfRequest.applyAsInt(++requests, body);
                 if (status == 200) {
                     bodies.add(body);
                 }
@@ -67,7 +70,10 @@ public final class StandInSubscriber implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            exchange.sendResponseHeaders(status, -1);
+            byte[] answer = status == 200 ? new byte[0]
+                    : ("refused with " + status).getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(status, answer.length == 0 ? -1 : answer.length);
+            exchange.getResponseBody().write(answer);
             exchange.close();
         });
         server.start();
@@ -75,22 +81,28 @@ public final class StandInSubscriber implements AutoCloseable {
 
     /** Answers every POST with 200 at once. */
     public static StandInSubscriber healthy() {
-        return new StandInSubscriber(false, request -> 200, null);
+        return new StandInSubscriber(false, (request, body) -> 200, null);
     }
 
     /** Answers every POST with 200 at once, over mutual TLS as the system {@code subscriber} of this PKI. */
     public static StandInSubscriber healthyOverTls(TestPki tls) {
-        return new StandInSubscriber(false, request -> 200, tls);
+        return new StandInSubscriber(false, (request, body) -> 200, tls);
     }
 
     /** Answers the n-th POST (from 1) with the given status. */
     public static StandInSubscriber answering(IntUnaryOperator statusOfRequest) {
-        return new StandInSubscriber(false, statusOfRequest, null);
+        return new StandInSubscriber(false, (request, body) -> statusOfRequest.applyAsInt(request), null);
+    }
+
+    /** Answers each POST with the status given for the event's payload. */
+    public static StandInSubscriber answeringPayloads(ToIntFunction<String> statusOfPayload) {
+        return new StandInSubscriber(false,
+                (request, body) -> statusOfPayload.applyAsInt(read(body).get("payload").asText()), null);
     }
 
     /** Receives POSTs but answers none until {@link #release()}. */
     public static StandInSubscriber hanging() {
-        return new StandInSubscriber(true, request -> 200, null);
+        return new StandInSubscriber(true, (request, body) -> 200, null);
     }
 
     public int port() {
@@ -122,7 +134,7 @@ public final class StandInSubscriber implements AutoCloseable {
         return bodies().stream().map(body -> read(body).get("payload").asText()).toList();
     }
 
-    static JsonNode read(String json) {
+    public static JsonNode read(String json) {
         try {
             return JSON.readTree(json);
         } catch (IOException e) {

@@ -147,8 +147,13 @@ class SecureModeTest {
                 publisher.get("/eventhandler/mgmt/topics"));
         assertRefused(403, "for 'sysop' only", subscriber.get("/eventhandler/mgmt/events"));
         assertRefused(403, "for 'sysop' only", other.get("/eventhandler/mgmt/health"));
+        assertRefused(403, "for 'sysop' only", publisher.get("/eventhandler/mgmt/subscriptions/1/dead-letters"));
+        assertRefused(403, "for 'sysop' only",
+                subscriber.post("/eventhandler/mgmt/subscriptions/1/dead-letters/redeliver", ""));
+        assertRefused(403, "for 'sysop' only", other.post("/eventhandler/mgmt/subscriptions/1/resume", ""));
         // The store is off in this server: sysop gets past the rule to the resource's own answer.
         assertEquals(404, sysop.get("/eventhandler/mgmt/events").statusCode());
+        assertEquals(404, sysop.get("/eventhandler/mgmt/subscriptions/1/dead-letters").statusCode());
         assertEquals(200, sysop.get("/eventhandler/mgmt/health").statusCode());
     }
 

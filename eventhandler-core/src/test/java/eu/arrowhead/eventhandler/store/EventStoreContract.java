@@ -190,6 +190,56 @@ abstract class EventStoreContract {
     }
 
     /**
+     * An event its push subscriber refused for good is kept on the subscription's dead-letter list across a restart,
+     * the newest push.dead-letter-max of them (kept, replaced and cut in the cursors' transaction: SQL that MariaDB
+     * must take too), and the list goes with its subscription.
+     */
+    @Test
+    void aPushSubscriptionsDeadLettersSurviveARestartWithinTheirBound() throws Exception {
+        String[] poison = {"push.poison-retries", "0", "push.dead-letter-max", "2"};
+        try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                payload -> payload.startsWith("poison") ? 400 : 200)) {
+            List<Long> ids = new ArrayList<>();
+            try (TestServer server = start(poison)) {
+                Reply subscribed = server.post("/eventhandler/subscribe", subscriber.subscription("panel", "alarms", ""));
+                assertEquals(200, subscribed.statusCode(), subscribed.body());
+                for (int i = 0; i < 3; i++) {
+                    ids.add(server.publish("alarms", "poison" + i));
+                }
+                server.publish("alarms", "e0");
+                subscriber.awaitEvents(1);
+                Await.until("the oldest letter dropped", WAIT, () -> server.counted(
+                        "eventhandler_push_dead_letters_dropped_total{subscription=\"1\"}") == 1);
+            }
+            try (TestServer server = start(poison)) {
+                JsonNode letters = JSON.readTree(server.get("/eventhandler/mgmt/subscriptions/1/dead-letters").body());
+                assertEquals(List.of(ids.get(1), ids.get(2)),
+                        List.of(letters.get("data").get(0).get("eventId").asLong(),
+                                letters.get("data").get(1).get("eventId").asLong()));
+                // Refused again: the letter is replaced, not doubled.
+                Reply again = server.post("/eventhandler/mgmt/subscriptions/1/dead-letters/redeliver?eventId="
+                        + ids.get(2), "");
+                assertEquals(200, again.statusCode(), again.body());
+                Await.until("set aside again", WAIT, () -> server.counted(
+                        "eventhandler_push_dead_letters_total{subscription=\"1\"}") == 1);
+                Await.until("saved again", WAIT, () -> StandInSubscriber.read(server.get(
+                        "/eventhandler/mgmt/subscriptions/1/dead-letters").body()).get("count").asInt() == 2);
+                assertEquals(200, server.send(new HttpDelete(server.uri("/eventhandler/mgmt/subscriptions/1")))
+                        .statusCode());
+            }
+            try (TestServer server = start(poison)) {
+                assertEquals(404, server.get("/eventhandler/mgmt/subscriptions/1/dead-letters").statusCode());
+                Reply subscribed = server.post("/eventhandler/subscribe", subscriber.subscription("panel", "alarms", ""));
+                assertEquals(200, subscribed.statusCode(), subscribed.body());
+                long id = StandInSubscriber.read(server.get("/eventhandler/mgmt/subscriptions").body())
+                        .get("data").get(0).get("id").asLong();
+                assertEquals(0, JSON.readTree(server.get("/eventhandler/mgmt/subscriptions/" + id + "/dead-letters")
+                        .body()).get("count").asInt(), "a new subscription starts with none, whatever its id");
+            }
+        }
+    }
+
+    /**
      * The Authorization system's last answer per subscriber is kept in the store: after a restart with the
      * Authorization system down, a push subscription keeps its publishers; an update forgets them, here too.
      */

@@ -36,7 +36,8 @@ final class MariaDbDatabase implements TestDatabase {
         try (Connection connection = DriverManager.getConnection(url, user, "");
              Statement statement = connection.createStatement()) {
             statement.execute("DROP TABLE IF EXISTS eh_event, eh_state, eh_push_subscription, eh_missing_range,"
-                    + " eh_authorization_answer, eh_push_cursor, eh_publish_key, eh_schema_version");
+                    + " eh_authorization_answer, eh_push_cursor, eh_publish_key, eh_push_dead_letter,"
+                    + " eh_schema_version");
         } catch (SQLException e) {
             throw new IllegalStateException("cannot reset the test database at " + url, e);
         }

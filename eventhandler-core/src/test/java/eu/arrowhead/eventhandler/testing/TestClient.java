@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalDouble;
 import javax.net.ssl.SSLContext;
 import org.apache.hc.client5.http.classic.methods.HttpGet;
 import org.apache.hc.client5.http.classic.methods.HttpUriRequestBase;
@@ -90,12 +91,25 @@ public final class TestClient implements AutoCloseable {
      */
     public double metric(String series) {
         String body = get("/metrics").body();
-        for (String line : body.split("\n")) {
+        OptionalDouble value = value(body, series);
+        if (value.isEmpty()) {
+            throw new AssertionError("no series " + series + " in /metrics:\n" + body);
+        }
+        return value.getAsDouble();
+    }
+
+    /** The value of a series that appears once it counted something (a counter per subscription); 0 until then. */
+    public double counted(String series) {
+        return value(get("/metrics").body(), series).orElse(0);
+    }
+
+    private static OptionalDouble value(String metrics, String series) {
+        for (String line : metrics.split("\n")) {
             if (line.startsWith(series + " ")) {
-                return Double.parseDouble(line.substring(series.length() + 1).strip());
+                return OptionalDouble.of(Double.parseDouble(line.substring(series.length() + 1).strip()));
             }
         }
-        throw new AssertionError("no series " + series + " in /metrics:\n" + body);
+        return OptionalDouble.empty();
     }
 
     /** Sends a request; an I/O failure (a refused TLS handshake too) is an {@link UncheckedIOException}. */

@@ -154,6 +154,11 @@ public final class TestServer implements AutoCloseable {
         return client.metric(series);
     }
 
+    /** The value of a series that appears once it counted something (a counter per subscription); 0 until then. */
+    public double counted(String series) {
+        return client.counted(series);
+    }
+
     /** A port on the loopback address that was free a moment ago, for a server that starts later. */
     public static int freePort() {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {

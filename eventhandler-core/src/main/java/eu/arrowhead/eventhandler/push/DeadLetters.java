@@ -1,0 +1,132 @@
+package eu.arrowhead.eventhandler.push;
+
+import eu.arrowhead.eventhandler.api.ExceptionType;
+import eu.arrowhead.eventhandler.protocol.RequestException;
+import eu.arrowhead.eventhandler.store.SubscriptionStore;
+import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The push subscriptions' dead-letter lists: events their subscribers refused for good, set aside so that the
+ * cursors went on. They live in the database ({@code eh_push_dead_letter}), not the heap: a letter set aside waits
+ * here only until {@link LogCursors}' next save, which keeps it in the same transaction as the cursor that passed it.
+ * Counted per subscription: those set aside, and those the bound ({@code push.dead-letter-max}) dropped.
+ */
+public final class DeadLetters {
+    private final SubscriptionStore store;
+    private final int keep;
+    /** Set aside, not yet saved; guarded by this. */
+    private List<DeadLetter> pending = new ArrayList<>();
+    private final Map<Long, LongAdder> setAside = new ConcurrentHashMap<>();
+    private final Map<Long, LongAdder> dropped = new ConcurrentHashMap<>();
+
+    DeadLetters(SubscriptionStore store, int keep) {
+        this.store = store;
+        this.keep = keep;
+    }
+
+    /** The most letters one subscription keeps. */
+    int keep() {
+        return keep;
+    }
+
+    /** A letter set aside: saved with the next save of the cursors. */
+    synchronized void add(DeadLetter letter) {
+        pending.add(letter);
+        setAside.computeIfAbsent(letter.subscriptionId(), id -> new LongAdder()).increment();
+    }
+
+    /** The letters to save now; {@link #putBack} if the save fails. */
+    synchronized List<DeadLetter> takePending() {
+        List<DeadLetter> taken = pending;
+        pending = new ArrayList<>();
+        return taken;
+    }
+
+    /** A save failed: its letters go before those set aside since, so that a later letter of an event wins. */
+    synchronized void putBack(List<DeadLetter> letters) {
+        List<DeadLetter> again = new ArrayList<>(letters);
+        again.addAll(pending);
+        pending = again;
+    }
+
+    /** The save cut lists to their bound: letters dropped, by subscription. */
+    void droppedByBound(Map<Long, Integer> counts) {
+        counts.forEach((id, count) -> dropped.computeIfAbsent(id, key -> new LongAdder()).add(count));
+    }
+
+    /**
+     * A subscription's letters, oldest first, those not yet saved too.
+     *
+     * @throws RuntimeException if the store cannot be read
+     */
+    public List<DeadLetter> list(long subscriptionId) {
+        Map<Long, DeadLetter> byEvent = new HashMap<>();
+        store.loadDeadLetters(subscriptionId).forEach(letter -> byEvent.put(letter.eventId(), letter));
+        synchronized (this) {
+            pending.stream().filter(letter -> letter.subscriptionId() == subscriptionId)
+                    .forEach(letter -> byEvent.put(letter.eventId(), letter));
+        }
+        List<DeadLetter> letters = new ArrayList<>(byEvent.values());
+        letters.sort(Comparator.comparingLong(DeadLetter::atMillis).thenComparingLong(DeadLetter::eventId));
+        return letters;
+    }
+
+    /**
+     * Drops a subscription's letter of one event, or all of them.
+     *
+     * @return how many were dropped (0 for all of an empty list)
+     * @throws RequestException 404 if the letter of {@code eventId} is not on the list
+     * @throws RuntimeException if the store cannot be written
+     */
+    int drop(long subscriptionId, OptionalLong eventId) {
+        int unsaved;
+        synchronized (this) {
+            int before = pending.size();
+            pending.removeIf(letter -> letter.subscriptionId() == subscriptionId
+                    && (eventId.isEmpty() || letter.eventId() == eventId.getAsLong()));
+            unsaved = before - pending.size();
+        }
+        int dropped = unsaved + store.deleteDeadLetters(subscriptionId, eventId);
+        if (dropped == 0 && eventId.isPresent()) {
+            throw notListed(subscriptionId, eventId.getAsLong());
+        }
+        return dropped;
+    }
+
+    /** The 404 for an event that is not on a subscription's list. */
+    static RequestException notListed(long subscriptionId, long eventId) {
+        return new RequestException(404, ExceptionType.DATA_NOT_FOUND, "event " + eventId + " is not on push"
+                + " subscription " + subscriptionId + "'s dead-letter list");
+    }
+
+    /** The subscription is gone; the store deletes its letters with it. */
+    synchronized void forget(long subscriptionId) {
+        pending.removeIf(letter -> letter.subscriptionId() == subscriptionId);
+        setAside.remove(subscriptionId);
+        dropped.remove(subscriptionId);
+    }
+
+    /** Events set aside, by subscription id. */
+    public Map<Long, Long> setAsideCounts() {
+        return sums(setAside);
+    }
+
+    /** Letters the bound dropped, by subscription id. */
+    public Map<Long, Long> droppedCounts() {
+        return sums(dropped);
+    }
+
+    private static Map<Long, Long> sums(Map<Long, LongAdder> counters) {
+        Map<Long, Long> counts = new HashMap<>();
+        counters.forEach((id, count) -> counts.put(id, count.sum()));
+        return counts;
+    }
+}
