@@ -38,7 +38,8 @@ import java.util.Optional;
  * A deadline bounds the whole publish: no attempt starts after it, and each attempt waits for its answer
  * for the {@link EventPublisher.Builder#readTimeout read timeout} or the time left before the deadline,
  * whichever is shorter, so one slow attempt cannot carry the publish past it. (Opening a connection may
- * take up to the {@link EventPublisher.Builder#connectTimeout connect timeout} more.) A retry whose wait
+ * take up to the {@link EventPublisher.Builder#connectTimeout connect timeout} more, and waiting for a
+ * connection that other threads' publishes hold, up to the read timeout.) A retry whose wait
  * would leave less than a tenth of the deadline (or the read timeout, if shorter) for its answer is not
  * made: the publish gives up then rather than send an attempt with no time to be answered.
  *
