@@ -129,7 +129,7 @@ public final class EventPublisher implements AutoCloseable {
      * @throws NullPointerException  if {@code event} is null
      */
     public long publish(EventPublishRequest event) throws PublishException {
-        return publish(event, requestKeys.next());
+        return publishUnder(event, requestKeys.next());
     }
 
     /**
@@ -139,9 +139,9 @@ public final class EventPublisher implements AutoCloseable {
      * the first id and publishes nothing; if not, it publishes it now. Either way the event is published once.
      *
      * <p>The server remembers a key for {@code publish.idempotency-window-seconds} (120 s by default) after its
-     * first publish; later, the same key publishes the event again. The request must be the same: the same event,
-     * sent through the same default source, or the server refuses it with {@code 422}. The retry policy applies
-     * as for {@link #publish(EventPublishRequest)}.
+     * first publish; once it has forgotten the key, this publishes the event again, whether or not the first
+     * attempt had. The request must be the same: the same event, sent through the same default source, or the
+     * server refuses it with {@code 422}. The retry policy applies as for {@link #publish(EventPublishRequest)}.
      *
      * @param event the event, the same as the first time
      * @param idempotencyKey the key of the first publish: 1 to 128 visible ASCII characters
@@ -152,8 +152,12 @@ public final class EventPublisher implements AutoCloseable {
      * @throws NullPointerException     if {@code event} or {@code idempotencyKey} is null
      */
     public long publish(EventPublishRequest event, String idempotencyKey) throws PublishException {
-        Objects.requireNonNull(event, "event");
         RequestKeys.check(idempotencyKey);
+        return publishUnder(event, idempotencyKey);
+    }
+
+    private long publishUnder(EventPublishRequest event, String idempotencyKey) throws PublishException {
+        Objects.requireNonNull(event, "event");
         requireOpen();
         long start = System.nanoTime();
         return send(event.eventType(), Transport.encode(PUBLISH, withSource(event)), idempotencyKey, start);
@@ -178,7 +182,7 @@ public final class EventPublisher implements AutoCloseable {
      * @throws NullPointerException  if {@code events} or one of its elements is null
      */
     public List<Long> publishBatch(List<EventPublishRequest> events) throws PublishException {
-        return publishBatch(events, requestKeys.next());
+        return publishBatchUnder(events, requestKeys.next());
     }
 
     /**
@@ -196,8 +200,13 @@ public final class EventPublisher implements AutoCloseable {
      * @throws NullPointerException     if {@code events}, one of its elements or {@code idempotencyKey} is null
      */
     public List<Long> publishBatch(List<EventPublishRequest> events, String idempotencyKey) throws PublishException {
-        Objects.requireNonNull(events, "events");
         RequestKeys.check(idempotencyKey);
+        return publishBatchUnder(events, idempotencyKey);
+    }
+
+    private List<Long> publishBatchUnder(List<EventPublishRequest> events, String idempotencyKey)
+            throws PublishException {
+        Objects.requireNonNull(events, "events");
         List<EventPublishRequest> batch = new ArrayList<>(events.size());
         for (EventPublishRequest event : events) {
             batch.add(withSource(Objects.requireNonNull(event, "an event of the batch is null")));

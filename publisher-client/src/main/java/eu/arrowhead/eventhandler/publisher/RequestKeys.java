@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.publisher;
 
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -30,6 +31,7 @@ final class RequestKeys {
      * @throws IllegalArgumentException if it breaks those rules
      */
     static void check(String key) {
+        Objects.requireNonNull(key, "idempotencyKey");
         if (key.isEmpty() || key.length() > MAX_LENGTH || !key.chars().allMatch(c -> c >= 0x21 && c <= 0x7e)) {
             throw new IllegalArgumentException(HEADER + " must be 1 to " + MAX_LENGTH + " visible ASCII characters: '"
                     + key + "'");

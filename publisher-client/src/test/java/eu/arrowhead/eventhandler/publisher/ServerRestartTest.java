@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -123,6 +124,32 @@ class ServerRestartTest {
             assertTrue(failure.took().compareTo(Duration.ofSeconds(5)) < 0,
                     "the 30 s read timeout was cut to the deadline: " + failure.took());
         }
+    }
+
+    @Test
+    void queuedEventsWhoseDeadlinePassedBehindAHangingOneFailWithoutBeingSent() throws Exception {
+        try (SilentServer silent = new SilentServer();
+             EventPublisher publisher = EventPublisher.builder(silent.uri())
+                     .retryPolicy(RetryPolicy.deadline(Duration.ofMillis(500))).build()) {
+            List<CompletableFuture<Long>> futures = IntStream.range(0, 3)
+                    .mapToObj(i -> publisher.publishAsync(EventPublishRequest.of("behind", Integer.toString(i))))
+                    .toList();
+            PublishException hanging = failure(futures.get(0));
+            assertEquals(PublishException.Kind.OUTCOME_UNKNOWN, hanging.kind(), hanging.getMessage());
+            assertTrue(hanging.idempotencyKey().isPresent());
+            for (CompletableFuture<Long> behind : futures.subList(1, 3)) {
+                PublishException e = failure(behind);
+                assertEquals(PublishException.Kind.NOT_SENT, e.kind(), e.getMessage());
+                assertTrue(e.getMessage().contains("waited in the queue until its deadline of 500 ms"), e.getMessage());
+                assertTrue(e.idempotencyKey().isPresent());
+            }
+            assertEquals(1, silent.accepted(), "only the first event was sent");
+        }
+    }
+
+    private static PublishException failure(CompletableFuture<Long> future) {
+        return assertInstanceOf(PublishException.class,
+                assertThrows(ExecutionException.class, () -> future.get(WAIT.toSeconds(), TimeUnit.SECONDS)).getCause());
     }
 
     @Test
