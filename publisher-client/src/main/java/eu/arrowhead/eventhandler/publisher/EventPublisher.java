@@ -12,10 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicBoolean;
 import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,14 +47,19 @@ import org.slf4j.LoggerFactory;
  * remembers on all nodes: the event is stored once, even when the first node stored it but died before it
  * answered.
  *
- * <h2>Failures</h2>
+ * <h2>Failures, and a server that restarts</h2>
  * A publish that fails throws a {@link PublishException} saying why, after the {@link RetryPolicy} has
- * retried what can be retried. Note that retrying makes delivery at-least-once; see {@link RetryPolicy}.
+ * retried what can be retried. The default policy retries for 60 s, so a server that restarts, or a cluster
+ * that elects a new leader, costs the application waiting, not failures. A publish whose last attempts were
+ * not answered fails with {@link PublishException.Kind#OUTCOME_UNKNOWN} and its
+ * {@link PublishException#idempotencyKey() Idempotency-Key}: {@link #publish(EventPublishRequest, String)}
+ * with that key learns its id without publishing it twice. Against a server that ignores the key, retrying
+ * makes delivery at-least-once; see {@link RetryPolicy}.
  */
 public final class EventPublisher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventPublisher.class);
-    private static final AtomicInteger THREADS = new AtomicInteger();
-    private static final String PUBLISH = "publish";
+    /** Names a single publish in messages. */
+    static final String PUBLISH = "publish";
     private static final String BATCH = "batch publish";
 
     private final SystemRequest source;
@@ -66,13 +68,8 @@ public final class EventPublisher implements AutoCloseable {
     private final RequestKeys requestKeys = new RequestKeys();
     private final Nodes nodes;
     private final Retrier retrier;
-    private final Object lock = new Object();
-    /** Guarded by {@link #lock}. */
-    private ThreadPoolExecutor asyncThread;
-    /** The thread of {@link #asyncThread}, once started. */
-    private volatile Thread asyncWorker;
-    /** Written under {@link #lock}. */
-    private volatile boolean closed;
+    private final PublishQueue queue;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private EventPublisher(Builder builder) {
         this.source = builder.source;
@@ -80,7 +77,8 @@ public final class EventPublisher implements AutoCloseable {
         this.transport = new Transport(builder.connectTimeout, builder.readTimeout, builder.maxConnections,
                 builder.sslContext);
         this.nodes = new Nodes(builder.nodes, transport);
-        this.retrier = new Retrier(builder.retryPolicy);
+        this.retrier = new Retrier(builder.retryPolicy, builder.readTimeout);
+        this.queue = new PublishQueue(builder.maxQueuedBytes, this::send);
     }
 
     /**
@@ -125,14 +123,44 @@ public final class EventPublisher implements AutoCloseable {
      * @return the event's id in the server's global, strictly increasing sequence
      * @throws PublishException      if the server refused the event (its {@link PublishException#statusCode()
      *                               status} and {@link PublishException#errorMessage() error} say why) or no
-     *                               answer came back, once the retry policy has given up
+     *                               answer came back, once the retry policy has given up; its
+     *                               {@link PublishException#kind() kind} says whether it may have been published
      * @throws IllegalStateException if the publisher is closed
      * @throws NullPointerException  if {@code event} is null
      */
     public long publish(EventPublishRequest event) throws PublishException {
+        return publishUnder(event, requestKeys.next());
+    }
+
+    /**
+     * Publishes one event under an {@code Idempotency-Key} the caller gives: to learn what became of a publish
+     * that failed with {@link PublishException.Kind#OUTCOME_UNKNOWN}, call this with the same event and the
+     * failure's {@link PublishException#idempotencyKey() key}. If the server had published it, it answers with
+     * the first id and publishes nothing; if not, it publishes it now. Either way the event is published once.
+     *
+     * <p>The server remembers a key for {@code publish.idempotency-window-seconds} (120 s by default) after its
+     * first publish; once it has forgotten the key, this publishes the event again, whether or not the first
+     * attempt had. The request must be the same: the same event, sent through the same default source, or the
+     * server refuses it with {@code 422}. The retry policy applies as for {@link #publish(EventPublishRequest)}.
+     *
+     * @param event the event, the same as the first time
+     * @param idempotencyKey the key of the first publish: 1 to 128 visible ASCII characters
+     * @return the event's id
+     * @throws PublishException         as {@link #publish(EventPublishRequest)} throws it
+     * @throws IllegalArgumentException if the key is not 1 to 128 visible ASCII characters
+     * @throws IllegalStateException    if the publisher is closed
+     * @throws NullPointerException     if {@code event} or {@code idempotencyKey} is null
+     */
+    public long publish(EventPublishRequest event, String idempotencyKey) throws PublishException {
+        RequestKeys.check(idempotencyKey);
+        return publishUnder(event, idempotencyKey);
+    }
+
+    private long publishUnder(EventPublishRequest event, String idempotencyKey) throws PublishException {
         Objects.requireNonNull(event, "event");
         requireOpen();
-        return send(withSource(event));
+        long start = System.nanoTime();
+        return send(event.eventType(), Transport.encode(PUBLISH, withSource(event)), idempotencyKey, start);
     }
 
     /**
@@ -154,6 +182,30 @@ public final class EventPublisher implements AutoCloseable {
      * @throws NullPointerException  if {@code events} or one of its elements is null
      */
     public List<Long> publishBatch(List<EventPublishRequest> events) throws PublishException {
+        return publishBatchUnder(events, requestKeys.next());
+    }
+
+    /**
+     * Publishes a batch under an {@code Idempotency-Key} the caller gives, as
+     * {@link #publish(EventPublishRequest, String)} does one event: with the same events and the key of a
+     * batch that failed with {@link PublishException.Kind#OUTCOME_UNKNOWN}, it returns the first ids if the
+     * server had published them, and publishes them now if not.
+     *
+     * @param events         the events, the same and in the same order as the first time
+     * @param idempotencyKey the key of the first publish: 1 to 128 visible ASCII characters
+     * @return their ids, in the same order
+     * @throws PublishException         as {@link #publishBatch(List)} throws it
+     * @throws IllegalArgumentException if the key is not 1 to 128 visible ASCII characters
+     * @throws IllegalStateException    if the publisher is closed
+     * @throws NullPointerException     if {@code events}, one of its elements or {@code idempotencyKey} is null
+     */
+    public List<Long> publishBatch(List<EventPublishRequest> events, String idempotencyKey) throws PublishException {
+        RequestKeys.check(idempotencyKey);
+        return publishBatchUnder(events, idempotencyKey);
+    }
+
+    private List<Long> publishBatchUnder(List<EventPublishRequest> events, String idempotencyKey)
+            throws PublishException {
         Objects.requireNonNull(events, "events");
         List<EventPublishRequest> batch = new ArrayList<>(events.size());
         for (EventPublishRequest event : events) {
@@ -163,11 +215,12 @@ public final class EventPublisher implements AutoCloseable {
         if (batch.isEmpty()) {
             return List.of();
         }
-        String key = requestKeys.next();
-        List<Long> ids = retrier.run(BATCH, () -> {
+        long start = System.nanoTime();
+        byte[] body = Transport.encode(BATCH, batch);
+        List<Long> ids = retrier.run(BATCH, idempotencyKey, start, timeout -> {
             int node = nodes.current();
-            BatchPublishResponse answer = onNode(node,
-                    () -> transport.post(BATCH, nodes.node(node).batch(), batch, key, BatchPublishResponse.class));
+            BatchPublishResponse answer = onNode(node, () -> transport.post(BATCH, nodes.node(node).batch(), body,
+                    idempotencyKey, timeout, BatchPublishResponse.class));
             if (answer.ids() == null || answer.ids().size() != batch.size()) {
                 throw PublishException.unreadableAnswer(BATCH, 200, new IllegalStateException(
                         "expected " + batch.size() + " ids, got " + answer.ids()));
@@ -184,13 +237,24 @@ public final class EventPublisher implements AutoCloseable {
      * increase in that order.
      *
      * <p>The future completes with the event's id, or exceptionally with a {@link PublishException} (as
-     * {@link #publish} would throw it); a failed event does not stop the ones queued after it. Dependent
-     * actions that are not {@code ...Async} run on the publisher's thread and hold up the queue while they
-     * run: keep them short. Cancelling the future before the event is sent withdraws the event.
+     * {@link #publish} would throw it). Dependent actions that are not {@code ...Async} run on the publisher's
+     * thread and hold up the queue while they run: keep them short. Cancelling the future before the event is
+     * sent withdraws the event.
      *
-     * <p>The queue is not bounded: a caller that may publish faster than the server answers should bound
-     * the futures it has outstanding. The thread, a daemon named {@code eventhandler-publisher-N}, is started
-     * by the first call and ends with {@link #close()}, which first publishes what is queued.
+     * <p><b>While the server is away</b> (restarting, say), the event being sent is retried as the
+     * {@link RetryPolicy} says, and the events behind it wait in the queue: only one is in flight at a time, so
+     * they are published in order once the server is back. The deadline of a {@link RetryPolicy#deadline
+     * deadline policy} counts from this call, for each event: an event still unpublished at its deadline fails
+     * with a {@link PublishException} (of kind {@link PublishException.Kind#NOT_SENT} if it never left the
+     * queue, {@link PublishException.Kind#OUTCOME_UNKNOWN} with its key if it was sent and not answered). A
+     * failed event does not stop the ones queued after it: they go on, in order, each until its own deadline.
+     * (Publishing the failed one again later puts it after them.)
+     *
+     * <p>The queue is bounded by {@link Builder#maxQueuedBytes maxQueuedBytes} of request bodies (8 MiB by
+     * default), the event being sent included: an event that does not fit is not queued, and its future fails
+     * at once with {@link PublishException.Kind#QUEUE_FULL}. The caller's thread never waits. The thread, a
+     * daemon named {@code eventhandler-publisher-N}, is started by the first call and ends with
+     * {@link #close()}, which first publishes what is queued.
      *
      * @param event the event; one without a {@code source} gets the default one
      * @return the event's id, when it has been published
@@ -198,15 +262,16 @@ public final class EventPublisher implements AutoCloseable {
      * @throws NullPointerException  if {@code event} is null
      */
     public CompletableFuture<Long> publishAsync(EventPublishRequest event) {
-        AsyncPublish task = new AsyncPublish(withSource(Objects.requireNonNull(event, "event")));
-        synchronized (lock) {
-            requireOpen();
-            if (asyncThread == null) {
-                asyncThread = newAsyncThread();
-            }
-            asyncThread.execute(task);
+        Objects.requireNonNull(event, "event");
+        requireOpen();
+        long start = System.nanoTime();
+        byte[] body;
+        try {
+            body = Transport.encode(PUBLISH, withSource(event));
+        } catch (PublishException e) {
+            return CompletableFuture.failedFuture(e);
         }
-        return task.future;
+        return queue.submit(event.eventType(), body, requestKeys.next(), start);
     }
 
     /**
@@ -221,54 +286,37 @@ public final class EventPublisher implements AutoCloseable {
      */
     @Override
     public void close() {
-        ThreadPoolExecutor thread;
-        synchronized (lock) {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            thread = asyncThread;
+        if (!closed.compareAndSet(false, true)) {
+            return;
         }
-        if (thread != null) {
-            for (Runnable task : stopAsyncThread(thread)) {
-                ((AsyncPublish) task).abandon();
-            }
-        }
+        queue.close(readTimeout);
         transport.close();
         LOG.debug("publisher to {} closed", nodes.baseUris());
     }
 
-    /** Lets the queued publishes finish, for at most the read timeout; returns those that did not start. */
-    private List<Runnable> stopAsyncThread(ThreadPoolExecutor thread) {
-        thread.shutdown();
-        if (Thread.currentThread() == asyncWorker) {
-            List<Runnable> queued = new ArrayList<>(); // closing from a callback: the thread cannot wait for itself
-            thread.getQueue().drainTo(queued);
-            return queued;
-        }
-        try {
-            if (thread.awaitTermination(readTimeout.toNanos(), TimeUnit.NANOSECONDS)) {
-                return List.of();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        return thread.shutdownNow();
-    }
-
-    private long send(EventPublishRequest event) throws PublishException {
-        String key = requestKeys.next();
-        long id = retrier.run(PUBLISH, () -> {
+    /**
+     * Publishes one encoded event.
+     *
+     * @param startNanos when the publish was asked for: its deadline counts from it
+     */
+    private long send(String eventType, byte[] body, String key, long startNanos) throws PublishException {
+        long id = retrier.run(PUBLISH, key, startNanos, timeout -> {
             int node = nodes.current();
-            return onNode(node,
-                    () -> transport.post(PUBLISH, nodes.node(node).publish(), event, key, PublishResponse.class));
+            return onNode(node, () -> transport.post(PUBLISH, nodes.node(node).publish(), body, key, timeout,
+                    PublishResponse.class));
         }).id();
-        LOG.debug("published {} as id {}", event.eventType(), id);
+        LOG.debug("published {} as id {}", eventType, id);
         return id;
     }
 
+    /** One call to a node, which may fail. */
+    @FunctionalInterface
+    private interface NodeCall<T> {
+        T run() throws PublishException;
+    }
+
     /** One attempt on one node; a failure worth retrying moves the publisher to the next node. */
-    private <T> T onNode(int node, Retrier.Attempt<T> attempt) throws PublishException {
+    private <T> T onNode(int node, NodeCall<T> attempt) throws PublishException {
         try {
             return attempt.run();
         } catch (PublishException e) {
@@ -288,44 +336,8 @@ public final class EventPublisher implements AutoCloseable {
     }
 
     private void requireOpen() {
-        if (closed) {
+        if (closed.get()) {
             throw new IllegalStateException("publisher is closed");
-        }
-    }
-
-    private ThreadPoolExecutor newAsyncThread() {
-        return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), runnable -> {
-            Thread thread = new Thread(runnable, "eventhandler-publisher-" + THREADS.incrementAndGet());
-            thread.setDaemon(true);
-            asyncWorker = thread;
-            return thread;
-        });
-    }
-
-    /** One queued {@link #publishAsync} call. */
-    private final class AsyncPublish implements Runnable {
-        private final EventPublishRequest event;
-        private final CompletableFuture<Long> future = new CompletableFuture<>();
-
-        AsyncPublish(EventPublishRequest event) {
-            this.event = event;
-        }
-
-        @Override
-        public void run() {
-            if (future.isDone()) {
-                return; // cancelled by the caller
-            }
-            try {
-                future.complete(send(event));
-            } catch (PublishException | RuntimeException e) {
-                future.completeExceptionally(e);
-            }
-        }
-
-        void abandon() {
-            future.completeExceptionally(PublishException.failed(PUBLISH + " of " + event.eventType()
-                    + " abandoned: the publisher was closed before the event could be sent", null));
         }
     }
 
@@ -340,6 +352,7 @@ public final class EventPublisher implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration readTimeout = Duration.ofSeconds(30);
         private int maxConnections = 1;
+        private long maxQueuedBytes = 8L << 20;
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
         private SSLContext sslContext;
 
@@ -402,9 +415,10 @@ public final class EventPublisher implements AutoCloseable {
 
         /**
          * How long the server may stay silent while the publisher waits for its answer before the attempt
-         * fails (and is retried: the event may have been published, see {@link RetryPolicy}). Also bounds
-         * the wait for a free connection when all are in use, and how long {@link EventPublisher#close()}
-         * lets queued asynchronous publishes finish. Default: 30 seconds.
+         * fails (and is retried: the event may have been published, see {@link RetryPolicy}). An attempt near
+         * the retry policy's deadline waits only until the deadline. Also bounds the wait for a free
+         * connection when all are in use, and how long {@link EventPublisher#close()} lets queued asynchronous
+         * publishes finish. Default: 30 seconds.
          *
          * @param readTimeout at least 1 ms
          * @return this builder
@@ -438,8 +452,27 @@ public final class EventPublisher implements AutoCloseable {
         }
 
         /**
-         * Which failures to retry, how often and how patiently. Default: {@link RetryPolicy#DEFAULT}, 3
-         * attempts (at-least-once); {@link RetryPolicy#NONE} for at-most-once.
+         * How many bytes of request bodies {@link EventPublisher#publishAsync publishAsync} may hold queued,
+         * the event being sent included: what the application's heap gives to events waiting for a server
+         * that is away. An event that does not fit fails at once with
+         * {@link PublishException.Kind#QUEUE_FULL}; the caller never waits. Default: 8 MiB.
+         *
+         * @param maxQueuedBytes 1 or more
+         * @return this builder
+         * @throws IllegalArgumentException if it is less than 1
+         */
+        public Builder maxQueuedBytes(long maxQueuedBytes) {
+            if (maxQueuedBytes < 1) {
+                throw new IllegalArgumentException("maxQueuedBytes must be at least 1: " + maxQueuedBytes);
+            }
+            this.maxQueuedBytes = maxQueuedBytes;
+            return this;
+        }
+
+        /**
+         * Which failures to retry, for how long and how patiently. Default: {@link RetryPolicy#DEFAULT}, retries
+         * for 60 s after the call, which rides out a server's restart (exactly-once against this server, through
+         * the {@code Idempotency-Key}); {@link RetryPolicy#NONE} for at-most-once.
          *
          * @param retryPolicy the policy
          * @return this builder

@@ -118,15 +118,33 @@ final class Transport implements AutoCloseable {
     }
 
     /**
-     * POSTs {@code body} as JSON and reads a successful answer as {@code answerType}; closes the response,
-     * so that its connection goes back to the pool.
+     * Encodes a request body as JSON, once for all its attempts: each sends the same bytes, which the server's
+     * {@code Idempotency-Key} check compares.
      *
      * @param what names the operation in messages ("publish")
-     * @param key  the request's {@code Idempotency-Key}, the same for each attempt of one publish
      */
-    <T> T post(String what, Endpoint endpoint, Object body, String key, Class<T> answerType) throws PublishException {
+    static byte[] encode(String what, Object body) throws PublishException {
         try {
-            return exchange(what, endpoint, body, key, answerType);
+            return WRITER.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw PublishException.failed(what + " failed: the request cannot be encoded as JSON: "
+                    + e.getOriginalMessage(), e);
+        }
+    }
+
+    /**
+     * POSTs {@code body}, JSON already {@link #encode encoded}, and reads a successful answer as
+     * {@code answerType}; closes the response, so that its connection goes back to the pool.
+     *
+     * @param what            names the operation in messages ("publish")
+     * @param key             the request's {@code Idempotency-Key}, the same for each attempt of one publish
+     * @param responseTimeout how long the server may stay silent before this attempt fails: the read timeout,
+     *                        or less when the publish's deadline is nearer
+     */
+    <T> T post(String what, Endpoint endpoint, byte[] body, String key, Duration responseTimeout,
+               Class<T> answerType) throws PublishException {
+        try {
+            return exchange(what, endpoint, body, key, responseTimeout, answerType);
         } catch (RuntimeException e) {
             // Jersey's own failures, as when the publisher is closed under a running publish ("Client instance
             // has been closed") or close() interrupts Jersey's start: another attempt would fare no better.
@@ -134,17 +152,15 @@ final class Transport implements AutoCloseable {
         }
     }
 
-    private <T> T exchange(String what, Endpoint endpoint, Object body, String key, Class<T> answerType)
-            throws PublishException {
+    private <T> T exchange(String what, Endpoint endpoint, byte[] body, String key, Duration responseTimeout,
+                           Class<T> answerType) throws PublishException {
         Response response;
         try {
             response = endpoint.target().request(MediaType.APPLICATION_JSON_TYPE)
+                    .property(ClientProperties.READ_TIMEOUT, (int) Math.max(1, responseTimeout.toMillis()))
                     .header(HttpHeaders.USER_AGENT, USER_AGENT)
                     .header(RequestKeys.HEADER, key)
-                    .post(Entity.entity(WRITER.writeValueAsBytes(body), MediaType.APPLICATION_JSON_TYPE));
-        } catch (JsonProcessingException e) {
-            throw PublishException.failed(what + " to " + endpoint.uri() + " failed: the request cannot be"
-                    + " encoded as JSON: " + e.getOriginalMessage(), e);
+                    .post(Entity.entity(body, MediaType.APPLICATION_JSON_TYPE));
         } catch (ProcessingException e) {
             throw sendFailure(what, endpoint.uri(), e);
         }
@@ -187,7 +203,7 @@ final class Transport implements AutoCloseable {
         if (io instanceof ConnectException || io instanceof ConnectTimeoutException
                 || io instanceof UnknownHostException || io instanceof NoRouteToHostException
                 || io instanceof ConnectionRequestTimeoutException) {
-            return PublishException.noAnswer(what + " to " + uri + ": could not connect: " + rootMessage(io), e);
+            return PublishException.notSent(what + " to " + uri + ": could not connect: " + rootMessage(io), e);
         }
         String reason = io instanceof InterruptedIOException ? "no answer in time: " : "no answer: ";
         return PublishException.noAnswer(what + " to " + uri + ": " + reason + rootMessage(io), e);

@@ -3,9 +3,11 @@ package eu.arrowhead.eventhandler.publisher;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
@@ -33,10 +35,24 @@ class BuilderTest {
                 () -> builder.readTimeout(Duration.ofNanos(500_000)));
         assertRefused("readTimeout must be between 1 ms and 2147483647 ms: null", () -> builder.readTimeout(null));
         assertRefused("maxConnections must be at least 1: 0", () -> builder.maxConnections(0));
+        assertRefused("maxQueuedBytes must be at least 1: 0", () -> builder.maxQueuedBytes(0));
         assertRefused("retryPolicy is required; RetryPolicy.NONE turns retries off", () -> builder.retryPolicy(null));
         assertRefused("source must be a system with a systemName: SystemRequest[systemName= , address=null, port=null,"
                 + " authenticationInfo=null, metadata=null]", () -> builder.source(SystemRequest.named(" ")));
         assertRefused("sslContext must not be null", () -> builder.sslContext(null));
+    }
+
+    @Test
+    void aKeyGivenToPublishMustBeOneTheServerTakes() {
+        EventPublishRequest event = EventPublishRequest.of("t", "x");
+        try (EventPublisher publisher = EventPublisher.builder(LOCAL).build()) {
+            assertRefused("Idempotency-Key must be 1 to 128 visible ASCII characters: ''", () -> publisher.publish(event, ""));
+            assertRefused("Idempotency-Key must be 1 to 128 visible ASCII characters: 'a b'",
+                    () -> publisher.publishBatch(List.of(event), "a b"));
+            String tooLong = "k".repeat(129);
+            assertRefused("Idempotency-Key must be 1 to 128 visible ASCII characters: '" + tooLong + "'",
+                    () -> publisher.publish(event, tooLong));
+        }
     }
 
     private static void assertRefused(String message, Executable call) {

@@ -63,7 +63,9 @@ class ReadmeExampleTest {
                         }
                     });
         } catch (PublishException e) {
-            // e.statusCode(): 400 for an invalid event, 503 for a busy server, 0 for no answer at all
+            // After the retry policy gave up (60 s by default): e.kind() is REFUSED (e.statusCode() 400 for an
+            // invalid event), NOT_SENT, or OUTCOME_UNKNOWN: publish(event, e.idempotencyKey().get()) tells
+            // later whether it was published, without publishing it twice
             System.err.println(e.getMessage());
         } // close() sends what is still queued, then closes the connection
         // README:end publisher

@@ -5,10 +5,6 @@ import static eu.arrowhead.eventhandler.publisher.TestSupport.failedPublish;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import ch.qos.logback.classic.Level;
-import ch.qos.logback.classic.Logger;
-import ch.qos.logback.classic.spi.ILoggingEvent;
-import ch.qos.logback.core.AppenderBase;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.TcpProxy;
@@ -16,12 +12,9 @@ import eu.arrowhead.eventhandler.testing.TestServer;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import org.slf4j.LoggerFactory;
 
 /** What is retried, how long the publisher waits, and what it reports when it gives up. */
 class RetryTest {
@@ -82,14 +75,14 @@ class RetryTest {
                 .retryPolicy(RetryPolicy.of(300, Duration.ofMillis(100), Duration.ofMillis(100))).build()) {
             CompletableFuture<Long> id = publisher.publishAsync(EventPublishRequest.of("late", "x"));
             Await.until("a first attempt has been refused", WAIT,
-                    () -> log.messages.stream().anyMatch(line -> line.contains("could not connect")));
+                    () -> log.contains("could not connect"));
             assertTrue(!id.isDone(), "the publish waits to try again");
             try (TestServer server = TestServer.start("server.port", Integer.toString(port))) {
                 assertTrue(id.get(WAIT.toSeconds(), TimeUnit.SECONDS) >= 1);
                 assertEquals(1, TestSupport.publishedTo(server, "late"), "published once");
             }
         } finally {
-            log.detach();
+            log.close();
         }
     }
 
@@ -121,36 +114,6 @@ class RetryTest {
             assertEquals(2, proxy.accepted(), "the first answer was lost and the publish sent again");
             assertEquals(2, TestSupport.publishedTo(server, "exactly.once"), "an event was published twice");
             assertEquals(id + 1, batch.get(0));
-        }
-    }
-
-    /** The debug log of one class, collected instead of printed. */
-    private static final class CapturedLog extends AppenderBase<ILoggingEvent> {
-        final Queue<String> messages = new ConcurrentLinkedQueue<>();
-        private Logger logger;
-        private Level level;
-
-        static CapturedLog of(Class<?> type) {
-            CapturedLog log = new CapturedLog();
-            log.logger = (Logger) LoggerFactory.getLogger(type);
-            log.level = log.logger.getLevel();
-            log.start();
-            log.logger.setLevel(Level.DEBUG);
-            log.logger.setAdditive(false);
-            log.logger.addAppender(log);
-            return log;
-        }
-
-        @Override
-        protected void append(ILoggingEvent event) {
-            messages.add(event.getFormattedMessage());
-        }
-
-        void detach() {
-            logger.detachAppender(this);
-            logger.setAdditive(true);
-            logger.setLevel(level);
-            stop();
         }
     }
 }

@@ -3,14 +3,19 @@ package eu.arrowhead.eventhandler.publisher;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.api.Event;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.TopicStats;
+import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.net.URI;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -43,6 +48,38 @@ final class TestSupport {
     /** The event an SSE frame carries. */
     static Event event(SseStream.Frame frame) throws JsonProcessingException {
         return JSON.readValue(frame.data(), Event.class);
+    }
+
+    /**
+     * Starts a server on {@code port} (0 for any) whose event log is an H2 file in {@code directory}, in
+     * {@code store.mode=sync} (a 200 means the event is in the log): started again with the same arguments it
+     * goes on with the same log.
+     */
+    static TestServer startWithLog(int port, Path directory, String... keyValues) {
+        List<String> settings = new ArrayList<>(List.of("server.port", Integer.toString(port), "store.mode", "sync",
+                "store.url", "jdbc:h2:file:" + directory.resolve("log"), "store.user", "sa", "store.password", ""));
+        settings.addAll(List.of(keyValues));
+        return TestServer.start(settings.toArray(String[]::new));
+    }
+
+    /** The payloads of the events of {@code eventType} in the server's log ({@code mgmt/events}), in id order. */
+    static List<String> loggedPayloads(TestServer server, String eventType) throws JsonProcessingException {
+        List<String> payloads = new ArrayList<>();
+        long afterId = 0;
+        while (true) {
+            Reply page = server.get("/eventhandler/mgmt/events?eventType=" + eventType + "&afterId=" + afterId);
+            if (page.statusCode() != 200) {
+                throw new AssertionError("mgmt/events answered " + page.statusCode() + ": " + page.body());
+            }
+            JsonNode answer = JSON.readTree(page.body());
+            for (JsonNode event : answer.get("data")) {
+                payloads.add(event.get("payload").asText());
+            }
+            if (!answer.has("nextAfterId")) {
+                return payloads;
+            }
+            afterId = answer.get("nextAfterId").asLong();
+        }
     }
 
     /** A publish that failed, and how long the call took. */
