@@ -3,7 +3,6 @@ package eu.arrowhead.eventhandler.cluster;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.publisher.EventPublisher;
 import eu.arrowhead.eventhandler.publisher.PublishException;
-import eu.arrowhead.eventhandler.publisher.RetryPolicy;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,11 +31,9 @@ final class PublishLoad implements AutoCloseable {
                 int reachedAt) {
         this.reached = new CountDownLatch(reachedAt);
         for (int p = 0; p < publisherCount; p++) {
-            // Enough attempts and patience to outlast a node's death and the move to another.
-            EventPublisher publisher = EventPublisher.builder(nodesFor.apply(p))
-                    .retryPolicy(RetryPolicy.of(8, Duration.ofMillis(100), Duration.ofSeconds(2)))
-                    .readTimeout(Duration.ofSeconds(10))
-                    .build();
+            // The library's defaults, as an application has them: its deadline (60 s) outlasts a node's death
+            // and a stream leader's election.
+            EventPublisher publisher = EventPublisher.builder(nodesFor.apply(p)).build();
             publishers.add(publisher);
             int which = p;
             Thread thread = new Thread(() -> {
