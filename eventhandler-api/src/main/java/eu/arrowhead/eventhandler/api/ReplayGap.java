@@ -29,8 +29,9 @@ public record ReplayGap(long requestedAfterId, long resumedAfterId) {
      * At most how many events of the subscribed types the hole holds: the number of ids in it, since each id was
      * given to at most one event of any type.
      *
-     * @return the bound, 1 or more; empty when the broker's sequence started again ({@link #sequenceRestarted()}),
-     *         where how many events were lost before the restart cannot be known from the ids
+     * @return the bound, 0 or more (1 or more in a notice from this server, which names only non-empty ranges);
+     *         empty when the broker's sequence started again ({@link #sequenceRestarted()}), where how many events
+     *         were lost before the restart cannot be known from the ids
      */
     public OptionalLong maxMissingEvents() {
         return sequenceRestarted() ? OptionalLong.empty() : OptionalLong.of(resumedAfterId - requestedAfterId);

@@ -378,14 +378,14 @@ final class EventDatabase implements BatchSink, AutoCloseable {
     public void write(List<WriteBuffer.Entry> batch, List<MissingRanges.Range> missing) {
         List<EventRecord> records = new ArrayList<>();
         List<PublishKeyRecord> keys = new ArrayList<>();
-        long now = System.currentTimeMillis();
         for (WriteBuffer.Entry entry : batch) {
             long id = entry.firstId();
             for (IncomingEvent event : entry.events()) {
                 records.add(EventRecord.of(id++, event));
             }
             if (entry.key().present()) {
-                keys.add(new PublishKeyRecord(new StoredKey(entry.key(), entry.firstId(), entry.events().size(), now)));
+                keys.add(new PublishKeyRecord(new StoredKey(entry.key(), entry.firstId(), entry.events().size(),
+                        entry.keyedAtMillis())));
             }
         }
         long lastId = batch.get(batch.size() - 1).lastId();

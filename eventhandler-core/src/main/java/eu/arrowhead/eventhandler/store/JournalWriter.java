@@ -148,7 +148,8 @@ final class JournalWriter {
             }
             appendedUpTo = firstId + count - 1;
             CompletableFuture<Void> committed = durable ? new CompletableFuture<>() : null;
-            buffer.add(new WriteBuffer.Entry(firstId, events, key, bytes, afterCommit, committed));
+            long keyedAt = key.present() ? System.currentTimeMillis() : 0;
+            buffer.add(new WriteBuffer.Entry(firstId, events, key, keyedAt, bytes, afterCommit, committed));
             // Woken only when it waits for work or a batch is full: a writer that lingers or writes would
             // otherwise be woken for nothing once per publish.
             if (writerIdle || buffer.events() >= batchEvents) {

@@ -28,10 +28,13 @@ final class WriteBuffer {
     /**
      * Events appended together: one publish request.
      *
-     * @param key its {@code Idempotency-Key}, written in the same transaction; {@link PublishKey#NONE} if it had none
+     * @param key          its {@code Idempotency-Key}, written in the same transaction; {@link PublishKey#NONE} if it
+     *                     had none
+     * @param keyedAtMillis when a keyed publish was accepted (wall clock), 0 for one without a key: a stored key's
+     *                     window counts from here, as it does in memory, not from a commit that an outage delayed
      */
-    record Entry(long firstId, List<IncomingEvent> events, PublishKey key, long bytes, Runnable afterCommit,
-                 CompletableFuture<Void> committed) {
+    record Entry(long firstId, List<IncomingEvent> events, PublishKey key, long keyedAtMillis, long bytes,
+                 Runnable afterCommit, CompletableFuture<Void> committed) {
         long lastId() {
             return firstId + events.size() - 1;
         }

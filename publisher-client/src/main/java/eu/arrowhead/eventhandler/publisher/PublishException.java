@@ -46,8 +46,8 @@ public final class PublishException extends Exception {
         REFUSED,
         /**
          * Nothing was sent, so nothing was published: no connection could be opened (refused, timed out, unknown
-         * host), or a queued {@link EventPublisher#publishAsync publishAsync} event's deadline passed before its
-         * turn came.
+         * host), or a queued {@link EventPublisher#publishAsync publishAsync} event's deadline passed, or the
+         * publisher was closed, before its turn came.
          */
         NOT_SENT,
         /**
@@ -66,7 +66,7 @@ public final class PublishException extends Exception {
         QUEUE_FULL,
         /**
          * A failure on this side that trying again would not mend (an event that cannot be encoded, a TLS
-         * handshake, a closed publisher, an interrupt): nothing was published, unless an earlier attempt's
+         * handshake, a call on a closed publisher, an interrupt): nothing was published, unless an earlier attempt's
          * outcome is unknown (then the kind is {@link #OUTCOME_UNKNOWN}).
          */
         FAILED

@@ -152,7 +152,7 @@ final class PublishQueue {
 
         void abandon() {
             release();
-            future.completeExceptionally(PublishException.failed(EventPublisher.PUBLISH + " of " + eventType
+            future.completeExceptionally(PublishException.notSent(EventPublisher.PUBLISH + " of " + eventType
                     + " abandoned: the publisher was closed before the event could be sent", null));
         }
 

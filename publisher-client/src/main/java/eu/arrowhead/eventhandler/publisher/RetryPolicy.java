@@ -14,7 +14,8 @@ import java.util.Optional;
  *       sent, so trying again is safe. This is what a publisher sees while its server restarts.</li>
  *   <li><b>{@code 503 Service Unavailable}</b>: the server is at a limit, starting or shutting down and did
  *       not accept the event, so trying again is safe. Its {@code Retry-After} seconds are honoured instead
- *       of the backoff, but the wait is never longer than {@link #maxBackoff()}.</li>
+ *       of the backoff (a policy with jitter waits up to as long again at random), but the wait is never
+ *       longer than {@link #maxBackoff()}.</li>
  *   <li><b>An I/O failure after the request was sent</b> (connection reset, read timeout, no answer): the
  *       server may have accepted the event and only its answer was lost.</li>
  * </ul>
@@ -244,7 +245,11 @@ public final class RetryPolicy {
      */
     Duration backoff(int failedAttempt, Duration retryAfter, double random) {
         if (retryAfter != null) {
-            return min(retryAfter, maxBackoff);
+            // A stopping server tells every publisher the same Retry-After: with jitter they come back spread over
+            // up to as long again, not all in the same instant.
+            Duration spread = jitter ? retryAfter.plus(Duration.ofNanos((long) (retryAfter.toNanos() * random)))
+                    : retryAfter;
+            return min(spread, maxBackoff);
         }
         if (initialBackoff.isZero()) {
             return Duration.ZERO;

@@ -255,8 +255,11 @@ class EventPublisherTest {
                         () -> future.get(WAIT.toSeconds(), TimeUnit.SECONDS));
                 assertInstanceOf(PublishException.class, e.getCause());
             }
-            String last = assertThrows(ExecutionException.class, () -> futures.get(9).get()).getCause().getMessage();
-            assertEquals("publish of hanging abandoned: the publisher was closed before the event could be sent", last);
+            PublishException last = (PublishException) assertThrows(ExecutionException.class,
+                    () -> futures.get(9).get()).getCause();
+            assertEquals("publish of hanging abandoned: the publisher was closed before the event could be sent",
+                    last.getMessage());
+            assertEquals(PublishException.Kind.NOT_SENT, last.kind(), "it never left the queue");
         }
     }
 }

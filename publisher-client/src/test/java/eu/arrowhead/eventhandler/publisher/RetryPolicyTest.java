@@ -47,6 +47,10 @@ class RetryPolicyTest {
         assertEquals(Duration.ofSeconds(1), policy.backoff(1, Duration.ofSeconds(1), 0.5));
         assertEquals(Duration.ofSeconds(5), policy.backoff(1, Duration.ofSeconds(120), 0.5));
         assertEquals(Duration.ofSeconds(2), RetryPolicy.DEFAULT.backoff(1, Duration.ofSeconds(120), 0.5));
+        // With jitter, publishers told the same Retry-After come back spread over up to as long again.
+        assertEquals(Duration.ofSeconds(1), RetryPolicy.DEFAULT.backoff(1, Duration.ofSeconds(1), 0));
+        assertEquals(Duration.ofMillis(1500), RetryPolicy.DEFAULT.backoff(1, Duration.ofSeconds(1), 0.5));
+        assertEquals(Duration.ofSeconds(2), RetryPolicy.DEFAULT.backoff(1, Duration.ofMillis(1500), 0.9));
     }
 
     @Test
