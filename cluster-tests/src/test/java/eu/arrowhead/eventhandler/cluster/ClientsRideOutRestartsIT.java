@@ -16,9 +16,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,14 +36,20 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In {@code store.mode=sync} nothing may reach the application: no failed publish, no event stored twice (a
  * publish whose answer the kill lost is retried with its {@code Idempotency-Key}, which the log kept with the
- * event), every event received once and in order. In {@code store.mode=async} the same, except that a crash may
- * lose what the writer had not yet written: every acknowledged event the subscriber did not get must lie in a
- * replay gap it was told of.
+ * event), every event received once and in order. In {@code store.mode=async} (10 000 publishes) the same, except
+ * that a crash may lose what the writer had not yet written: every acknowledged event the subscriber did not get
+ * must lie in a replay gap it was told of, and an event it got live before the crash may come again under a new
+ * id when the crash also cut its publish's answer. The same again with three cluster nodes (10 000 publishes).
  */
 class ClientsRideOutRestartsIT {
     private static final Logger LOG = LoggerFactory.getLogger(ClientsRideOutRestartsIT.class);
     private static final String TYPE = "restart.counter";
     private static final int EVENTS = 30_000;
+    /**
+     * Async mode and the cluster: the same four kills under fewer publishes, to keep the suite within its time
+     * (the 30 000 of sync mode took 72 s here, the cluster's 52 s).
+     */
+    private static final int SHORTER_RUN_EVENTS = 10_000;
     private static final int KILLS = 4;
     private static final Duration WAIT = Duration.ofSeconds(120);
 
@@ -52,8 +59,9 @@ class ClientsRideOutRestartsIT {
     @ParameterizedTest
     @ValueSource(strings = {"sync", "async"})
     void fourKillsOfTheServerUnderLoadReachNeitherThePublisherNorTheSubscriber(String storeMode) throws Exception {
+        boolean sync = storeMode.equals("sync");
         try (SingleNode node = new SingleNode(directory, "--store.mode=" + storeMode)) {
-            run(storeMode, node.uris(), kill -> node.killAndRestart(), storeMode.equals("sync"));
+            run(storeMode, sync ? EVENTS : SHORTER_RUN_EVENTS, node.uris(), kill -> node.killAndRestart(), sync);
         }
     }
 
@@ -61,7 +69,7 @@ class ClientsRideOutRestartsIT {
     @Test
     void fourKillsOfClusterNodesUnderLoadReachNeitherThePublisherNorTheSubscriber() throws Exception {
         try (ProcessCluster cluster = ProcessCluster.start(directory, 3)) {
-            run("cluster", cluster.urisFrom(0), kill -> cluster.killAndRestart(kill % 3), true);
+            run("cluster", SHORTER_RUN_EVENTS, cluster.urisFrom(0), kill -> cluster.killAndRestart(kill % 3), true);
         }
     }
 
@@ -70,15 +78,15 @@ class ClientsRideOutRestartsIT {
         void killAndRestart(int kill) throws Exception;
     }
 
-    private void run(String name, List<URI> nodes, Kill kills, boolean nothingLost) throws Exception {
+    private void run(String name, int events, List<URI> nodes, Kill kills, boolean nothingLost) throws Exception {
         ReceivedIds received = new ReceivedIds();
-        try (CountingPublisher publisher = new CountingPublisher(nodes);
+        try (CountingPublisher publisher = new CountingPublisher(nodes, events);
              EventSubscriber subscriber = EventSubscriber.builder(nodes).eventTypes(TYPE)
                      .listener(received).subscriptionListener(received).subscribe()) {
             Await.until("the subscriber to be connected", WAIT, () -> received.connections() > 0);
             publisher.start();
             for (int kill = 0; kill < KILLS; kill++) {
-                int reached = (kill + 1) * EVENTS / (KILLS + 1);
+                int reached = (kill + 1) * events / (KILLS + 1);
                 Await.until(reached + " events acknowledged", WAIT, () -> publisher.acknowledgedCount() >= reached);
                 kills.killAndRestart(kill);
             }
@@ -87,7 +95,7 @@ class ClientsRideOutRestartsIT {
 
             assertEquals(List.of(), publisher.failures(), "publishes that failed in the application");
             List<Long> acknowledged = publisher.acknowledged();
-            assertEquals(EVENTS, acknowledged.size());
+            assertEquals(events, acknowledged.size());
             try {
                 Await.until("every acknowledged event received or announced as lost", WAIT,
                         () -> unannounced(received.missing(acknowledged), received).isEmpty());
@@ -97,19 +105,29 @@ class ClientsRideOutRestartsIT {
             assertEquals(List.of(), unannounced(received.missing(acknowledged), received),
                     "acknowledged events neither received nor announced as lost");
 
-            assertEquals(0, received.duplicates(), "events received twice");
+            assertEquals(0, received.duplicates(), "events received twice under one id");
             assertTrue(received.increasing(), "events out of order");
             List<String> payloads = received.payloads();
-            assertEquals(payloads.size(), new HashSet<>(payloads).size(), "events stored twice (the same payload"
-                    + " under two ids)");
+            Map<String, Long> receivedTwice = payloads.stream().collect(Collectors.groupingBy(p -> p,
+                    Collectors.counting()));
+            receivedTwice.values().removeIf(count -> count == 1);
             List<Long> lost = received.missing(acknowledged);
             LOG.warn("{}: {} events acknowledged, {} received over {} connections; {} acknowledged lost in {} replay"
-                    + " gaps {}", name, acknowledged.size(), received.ids().size(), received.connections(),
-                    lost.size(), received.gaps(), received.gapNotices());
+                    + " gaps {}; payloads received under two ids {}", name, acknowledged.size(),
+                    received.ids().size(), received.connections(), lost.size(), received.gaps(),
+                    received.gapNotices(), receivedTwice);
             if (nothingLost) {
+                assertEquals(Map.of(), receivedTwice, "events stored twice (the same payload under two ids)");
                 assertEquals(List.of(), lost, "acknowledged events lost");
                 assertEquals(0, received.gaps(), "replay gaps");
-                assertEquals(EVENTS, payloads.size());
+                assertEquals(events, payloads.size());
+            } else {
+                // Async mode delivers an event before it is written: one delivered live whose write and answer the
+                // kill both took is published again by the publisher's retry (its key went with the unwritten
+                // event), so the subscriber has it under its lost id and its new one. At most the publish in
+                // flight at each kill, and never three times.
+                assertTrue(receivedTwice.size() <= KILLS && receivedTwice.values().stream().allMatch(n -> n == 2),
+                        "payloads received under two ids beyond one per kill: " + receivedTwice);
             }
         }
     }
@@ -163,20 +181,22 @@ class ClientsRideOutRestartsIT {
         }
     }
 
-    /** One application thread publishing the counter 0 to {@link #EVENTS} - 1 with the library's defaults. */
+    /** One application thread publishing the counter 0 to {@code events} - 1 with the library's defaults. */
     private static final class CountingPublisher implements AutoCloseable {
+        private final int events;
         private final EventPublisher publisher;
         private final List<Long> acknowledged = Collections.synchronizedList(new ArrayList<>());
         private final List<String> failures = Collections.synchronizedList(new ArrayList<>());
         private final Thread thread;
 
-        CountingPublisher(List<URI> nodes) {
+        CountingPublisher(List<URI> nodes, int events) {
+            this.events = events;
             this.publisher = EventPublisher.builder(nodes).build();
             this.thread = new Thread(this::publishAll, "counting-publisher");
         }
 
         private void publishAll() {
-            for (int i = 0; i < EVENTS; i++) {
+            for (int i = 0; i < events; i++) {
                 try {
                     acknowledged.add(publisher.publish(EventPublishRequest.of(TYPE, Integer.toString(i))));
                 } catch (PublishException e) {
