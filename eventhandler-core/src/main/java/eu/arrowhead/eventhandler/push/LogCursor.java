@@ -277,6 +277,9 @@ final class LogCursor extends HubDelivery {
             if (closed || stopping) {
                 return;
             }
+            // Its refusals were this event's: the next one is taken from memory again, and a failure of it is
+            // the start of another outage (said, and the buffer let go).
+            failedInARow = 0;
             setAsideInARow++;
             int pauseAfter = cursors.pauseAfterDeadLetters();
             if (pausedBecause == null && pauseAfter > 0 && setAsideInARow >= pauseAfter) {

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,18 @@ class DeadLetterTest {
         return PushDeliveryTest.server(settings.toArray(String[]::new));
     }
 
+    /** The lines {@code source} logs from now on, until detached from {@link #logger}. */
+    private static ListAppender<ILoggingEvent> capture(Class<?> source) {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        logger(source).addAppender(lines);
+        return lines;
+    }
+
+    private static ch.qos.logback.classic.Logger logger(Class<?> source) {
+        return (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(source);
+    }
+
     private static JsonNode letters(TestServer server) {
         Reply reply = server.get(LETTERS);
         assertEquals(200, reply.statusCode(), reply.body());
@@ -56,11 +69,7 @@ class DeadLetterTest {
 
     @Test
     void aRefusedEventIsSetAsideTheOthersArriveInOrderAndARedeliverySendsIt() throws Exception {
-        ch.qos.logback.classic.Logger cursorLog =
-                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(LogCursors.class);
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        cursorLog.addAppender(lines);
+        ListAppender<ILoggingEvent> lines = capture(LogCursors.class);
         AtomicBoolean refuses = new AtomicBoolean(true);
         try (TestServer server = start("push.poison-retries", "2");
              StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
@@ -102,7 +111,37 @@ class DeadLetterTest {
             subscriber.awaitEvents(11);
             assertEquals("after", subscriber.payloads().get(10), "the cursor goes on where it was");
         } finally {
-            cursorLog.detachAppender(lines);
+            logger(LogCursors.class).detachAppender(lines);
+        }
+    }
+
+    /**
+     * The refusals of an event set aside end with it: the cursor takes the next event as from a subscriber that keeps
+     * up, and a failure of that one starts another outage, which is said again (the retry pause of 1 s outlasts the
+     * failure line's throttle).
+     */
+    @Test
+    void aFailureAfterAnEventSetAsideIsSaidAgain() throws Exception {
+        ListAppender<ILoggingEvent> lines = capture(PushSender.class);
+        AtomicInteger downTries = new AtomicInteger();
+        try (TestServer server = start("push.poison-retries", "1", "push.retry-initial-millis", "1000",
+                "push.retry-max-millis", "1000");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(payload -> switch (payload) {
+                 case "poison" -> 400;
+                 case "down" -> downTries.incrementAndGet() == 1 ? 503 : 200;
+                 default -> 200;
+             })) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            server.publish("reading", "poison");
+            Await.until("the letter is listed", WAIT, () -> letters(server).get("count").asInt() == 1);
+            server.publish("reading", "down");
+            subscriber.awaitEvents(1);
+            assertEquals(List.of("down"), subscriber.payloads());
+            assertEquals(2, lines.list.stream().filter(line -> line.getFormattedMessage().startsWith("push to ")
+                    && line.getFormattedMessage().contains(" failed (")).count(),
+                    "the poison's first refusal and the next event's failure: " + lines.list);
+        } finally {
+            logger(PushSender.class).detachAppender(lines);
         }
     }
 
