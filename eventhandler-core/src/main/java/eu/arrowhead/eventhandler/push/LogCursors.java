@@ -274,12 +274,15 @@ public final class LogCursors implements AutoCloseable {
 
     /**
      * Sends a subscription's dead letters again, read from the log, before its next event, and resumes it if it was
-     * paused. Each stays on the list until its subscriber takes it. On a worker thread: it reads the log.
+     * paused. Each stays on the list until its subscriber takes it. Each event is charged to push.total-max-bytes as
+     * it is read: the first the budget has no room for ends the redelivery, and it and those after it are counted
+     * as left for a later one. On a worker thread: it reads the log.
      *
      * @param eventId the one to send, or all
      * @return empty if there is no such subscription
      * @throws eu.arrowhead.eventhandler.protocol.RequestException 404 if {@code eventId} is not on the list
-     * @throws UnavailableException if the log cannot be read now, or push.total-max-bytes has no room for them
+     * @throws UnavailableException if the log cannot be read now, or push.total-max-bytes has no room for a single
+     *                              one of them
      */
     public Optional<RedeliveryResponse> redeliver(long subscriptionId, OptionalLong eventId) {
         LogCursor cursor = cursors.get(subscriptionId);
@@ -292,22 +295,36 @@ public final class LogCursors implements AutoCloseable {
             throw DeadLetters.notListed(subscriptionId, eventId.getAsLong());
         }
         letters.sort(Comparator.comparingLong(DeadLetter::eventId));
-        List<PushBody> bodies = new ArrayList<>(letters.size());
+        List<Long> queued = new ArrayList<>();
+        List<Long> alreadyQueued = new ArrayList<>();
         List<Long> notInLog = new ArrayList<>();
-        for (DeadLetter letter : letters) {
+        int left = 0;
+        for (int i = 0; i < letters.size() && left == 0; i++) {
+            DeadLetter letter = letters.get(i);
             PublishedEvent event = logged(letter);
             if (event == null) {
                 notInLog.add(letter.eventId());
+                continue;
+            }
+            LogCursor.Redelivery done = cursor.redeliver(new PushBody(event));
+            if (done == LogCursor.Redelivery.GONE) {
+                return Optional.empty();
+            }
+            if (done == LogCursor.Redelivery.NO_ROOM) {
+                left = letters.size() - i;
             } else {
-                bodies.add(new PushBody(event));
+                (done == LogCursor.Redelivery.QUEUED ? queued : alreadyQueued).add(letter.eventId());
             }
         }
-        if (!cursor.redeliver(bodies)) {
-            throw new UnavailableException("push.total-max-bytes has no room now for the " + bodies.size()
-                    + " events to redeliver beside what the subscription holds; redeliver them one at a time"
-                    + " (eventId=N) or try again later");
+        if (left > 0 && queued.isEmpty() && alreadyQueued.isEmpty()) {
+            throw new UnavailableException("push.total-max-bytes has no room now for event " + letters.get(
+                    letters.size() - left).eventId() + " beside what the subscription holds; try again later");
         }
-        return Optional.of(new RedeliveryResponse(bodies.stream().map(PushBody::id).toList(), notInLog));
+        if (left == 0) {
+            // Nothing to send (the log holds none of them, or all are queued already): resumed all the same.
+            cursor.resume();
+        }
+        return Optional.of(new RedeliveryResponse(queued, alreadyQueued, notInLog, left));
     }
 
     /** A dead letter's event as the log holds it, or {@code null} if it holds it no longer. */

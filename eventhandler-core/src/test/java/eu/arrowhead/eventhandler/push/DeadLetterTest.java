@@ -145,6 +145,38 @@ class DeadLetterTest {
         }
     }
 
+    /**
+     * A letter redelivered twice before its subscriber takes it is sent once: the second redelivery finds it in flight
+     * (retried while the subscriber answers 503) and says so.
+     */
+    @Test
+    void aLetterRedeliveredTwiceIsSentOnce() throws Exception {
+        AtomicInteger poisonStatus = new AtomicInteger(400);
+        try (TestServer server = start("push.poison-retries", "0", "push.retry-initial-millis", "20",
+                "push.retry-max-millis", "20");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                     payload -> payload.equals("poison") ? poisonStatus.get() : 200)) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            long poison = server.publish("reading", "poison");
+            server.publish("reading", "e1");
+            subscriber.awaitEvents(1);
+            Await.until("the letter is listed", WAIT, () -> letters(server).get("count").asInt() == 1);
+            poisonStatus.set(503);
+            int before = subscriber.requests();
+            assertEquals(poison, redeliver(server, "").get("redelivered").get(0).asLong());
+            Await.until("the redelivery is tried and refused for now", WAIT, () -> subscriber.requests() > before);
+            JsonNode again = redeliver(server, "");
+            assertEquals(0, again.get("redelivered").size(), again.toString());
+            assertEquals(poison, again.get("alreadyQueued").get(0).asLong(), again.toString());
+            assertEquals(0, again.get("left").asInt());
+            poisonStatus.set(200);
+            subscriber.awaitEvents(2);
+            server.publish("reading", "after");
+            subscriber.awaitEvents(3);
+            assertEquals(List.of("e1", "poison", "after"), subscriber.payloads(), "the letter once, before what came next");
+        }
+    }
+
     /** Refusals for now (5xx, 408 Request Timeout, 429 Too Many Requests) are retried until taken, never set aside. */
     @ParameterizedTest
     @ValueSource(ints = {500, 408, 429})
