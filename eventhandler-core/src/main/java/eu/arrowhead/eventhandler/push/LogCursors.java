@@ -181,6 +181,7 @@ public final class LogCursors implements AutoCloseable {
         }
         List<DeadLetter> letters = deadLetters.takePending();
         if (moved.isEmpty() && letters.isEmpty()) {
+            deleteDropped();
             return;
         }
         Map<Long, Long> rows = new HashMap<>();
@@ -204,6 +205,17 @@ public final class LogCursors implements AutoCloseable {
         }
         moved.forEach(LogCursor::saved);
         deadLetters.droppedByBound(dropped);
+        deleteDropped();
+    }
+
+    /** Deletes the letters a sysop dropped while their save was under way; those it cannot, after the next save. */
+    private void deleteDropped() {
+        try {
+            deadLetters.saved();
+        } catch (RuntimeException e) {
+            LOG.debug("dead letters dropped while they were being saved cannot be deleted now ({}); tried again in a"
+                    + " second", e.toString());
+        }
     }
 
     /**
