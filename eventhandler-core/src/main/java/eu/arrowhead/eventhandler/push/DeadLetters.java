@@ -5,13 +5,14 @@ import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 
 /**
  * The push subscriptions' dead-letter lists: events their subscribers refused for good, set aside so that the
@@ -99,24 +100,46 @@ public final class DeadLetters {
     }
 
     /**
-     * A subscription's letters, oldest first, those not yet saved too.
+     * A page of a subscription's letters, those not yet saved too: at most {@code limit} after {@code afterEventId},
+     * in event id order.
      *
      * @throws RuntimeException if the store cannot be read
      */
-    public List<DeadLetter> list(long subscriptionId) {
-        Map<Long, DeadLetter> byEvent = new HashMap<>();
-        store.loadDeadLetters(subscriptionId).forEach(letter -> byEvent.put(letter.eventId(), letter));
+    public List<DeadLetter> list(long subscriptionId, long afterEventId, int limit) {
+        int hidden;
+        synchronized (this) {
+            hidden = droppedWhileSaving.size();
+        }
+        // Those dropped while being saved may be on the store's page: read past them, so that the page stays full.
+        List<DeadLetter> stored = store.loadDeadLetters(subscriptionId, afterEventId, limit + hidden);
+        Map<Long, DeadLetter> byEvent = new TreeMap<>();
+        stored.forEach(letter -> byEvent.put(letter.eventId(), letter));
         synchronized (this) {
             // In the order a save would write them: a later letter of an event wins.
-            for (List<DeadLetter> unsaved : List.of(saving, pending)) {
-                unsaved.stream().filter(letter -> letter.subscriptionId() == subscriptionId)
-                        .forEach(letter -> byEvent.put(letter.eventId(), letter));
-            }
+            unsaved(subscriptionId).filter(letter -> letter.eventId() > afterEventId)
+                    .forEach(letter -> byEvent.put(letter.eventId(), letter));
             droppedWhileSaving.forEach(letter -> byEvent.remove(letter.eventId(), letter));
         }
-        List<DeadLetter> letters = new ArrayList<>(byEvent.values());
-        letters.sort(Comparator.comparingLong(DeadLetter::atMillis).thenComparingLong(DeadLetter::eventId));
-        return letters;
+        return byEvent.values().stream().limit(limit).toList();
+    }
+
+    /**
+     * How many letters a subscription has. A letter not yet saved of an event the store has an older letter of is
+     * counted twice, until its save (a second at most).
+     *
+     * @throws RuntimeException if the store cannot be read
+     */
+    public long count(long subscriptionId) {
+        long stored = store.countDeadLetters(subscriptionId);
+        synchronized (this) {
+            return stored + unsaved(subscriptionId).map(DeadLetter::eventId).distinct().count();
+        }
+    }
+
+    /** The subscription's letters being saved or waiting for a save, not dropped. Under this. */
+    private Stream<DeadLetter> unsaved(long subscriptionId) {
+        return Stream.concat(saving.stream(), pending.stream())
+                .filter(letter -> letter.subscriptionId() == subscriptionId && !droppedWhileSaving.contains(letter));
     }
 
     /**

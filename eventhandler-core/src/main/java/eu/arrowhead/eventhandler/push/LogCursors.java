@@ -17,7 +17,6 @@ import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,6 +59,8 @@ public final class LogCursors implements AutoCloseable {
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
     /** The most characters of a dead letter's I/O error kept (an answer's body is cut at {@link BodyExcerpt}). */
     private static final int MAX_ERROR_CHARS = 512;
+    /** Letters a redelivery reads from the list at once: their events are read and charged one by one. */
+    private static final int REDELIVERY_PAGE = 100;
 
     private final Hub hub;
     private final EventLog log;
@@ -301,42 +302,52 @@ public final class LogCursors implements AutoCloseable {
         if (cursor == null) {
             return Optional.empty();
         }
-        List<DeadLetter> letters = new ArrayList<>(deadLetters.list(subscriptionId).stream()
-                .filter(letter -> eventId.isEmpty() || letter.eventId() == eventId.getAsLong()).toList());
-        if (eventId.isPresent() && letters.isEmpty()) {
-            throw DeadLetters.notListed(subscriptionId, eventId.getAsLong());
-        }
-        letters.sort(Comparator.comparingLong(DeadLetter::eventId));
         List<Long> queued = new ArrayList<>();
         List<Long> alreadyQueued = new ArrayList<>();
         List<Long> notInLog = new ArrayList<>();
-        int left = 0;
-        for (int i = 0; i < letters.size() && left == 0; i++) {
-            DeadLetter letter = letters.get(i);
-            PublishedEvent event = logged(letter);
-            if (event == null) {
-                notInLog.add(letter.eventId());
-                continue;
-            }
-            LogCursor.Redelivery done = cursor.redeliver(new PushBody(event));
-            if (done == LogCursor.Redelivery.GONE) {
-                return Optional.empty();
-            }
-            if (done == LogCursor.Redelivery.NO_ROOM) {
-                left = letters.size() - i;
-            } else {
-                (done == LogCursor.Redelivery.QUEUED ? queued : alreadyQueued).add(letter.eventId());
-            }
+        DeadLetter refused = null;
+        List<DeadLetter> page = letters(subscriptionId, eventId, 0);
+        if (eventId.isPresent() && page.isEmpty()) {
+            throw DeadLetters.notListed(subscriptionId, eventId.getAsLong());
         }
-        if (left > 0 && queued.isEmpty() && alreadyQueued.isEmpty()) {
-            throw new UnavailableException("push.total-max-bytes has no room now for event " + letters.get(
-                    letters.size() - left).eventId() + " beside what the subscription holds; try again later");
+        // A page at a time: the list may be long, and a letter's event is charged as soon as it is read.
+        while (!page.isEmpty() && refused == null) {
+            for (DeadLetter letter : page) {
+                PublishedEvent event = logged(letter);
+                LogCursor.Redelivery done = event == null ? null : cursor.redeliver(new PushBody(event));
+                if (done == LogCursor.Redelivery.GONE) {
+                    return Optional.empty();
+                }
+                if (done == LogCursor.Redelivery.NO_ROOM) {
+                    refused = letter;
+                    break;
+                }
+                (done == null ? notInLog : done == LogCursor.Redelivery.QUEUED ? queued : alreadyQueued)
+                        .add(letter.eventId());
+            }
+            page = eventId.isPresent() || refused != null ? List.of()
+                    : letters(subscriptionId, eventId, page.get(page.size() - 1).eventId());
         }
-        if (left == 0) {
-            // Nothing to send (the log holds none of them, or all are queued already): resumed all the same.
+        if (refused == null) {
+            // Nothing left (the log may hold none of them, or all are queued already): resumed all the same.
             cursor.resume();
+            return Optional.of(new RedeliveryResponse(queued, alreadyQueued, notInLog, 0));
         }
+        if (queued.isEmpty() && alreadyQueued.isEmpty()) {
+            throw new UnavailableException("push.total-max-bytes has no room now for event " + refused.eventId()
+                    + " beside what the subscription holds; try again later");
+        }
+        long left = eventId.isPresent() ? 1 : Math.max(1, deadLetters.count(subscriptionId) - queued.size()
+                - alreadyQueued.size() - notInLog.size());
         return Optional.of(new RedeliveryResponse(queued, alreadyQueued, notInLog, left));
+    }
+
+    /** The next page of a subscription's letters to redeliver: the one of {@code eventId}, or those after one. */
+    private List<DeadLetter> letters(long subscriptionId, OptionalLong eventId, long after) {
+        return eventId.isPresent()
+                ? deadLetters.list(subscriptionId, eventId.getAsLong() - 1, 1).stream()
+                        .filter(letter -> letter.eventId() == eventId.getAsLong()).toList()
+                : deadLetters.list(subscriptionId, after, REDELIVERY_PAGE);
     }
 
     /** A dead letter's event as the log holds it, or {@code null} if it holds it no longer. */

@@ -177,6 +177,74 @@ class DeadLetterTest {
         }
     }
 
+    /** The list comes a page at a time, in event id order; a page out of range is a 400 that says so. */
+    @Test
+    void theListComesInPagesAndABadPageIsAnsweredClearly() throws Exception {
+        try (TestServer server = start("push.poison-retries", "0");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                     payload -> payload.startsWith("poison") ? 400 : 200)) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ids.add(server.publish("reading", "poison" + i));
+            }
+            server.publish("reading", "e0");
+            subscriber.awaitEvents(1);
+            Await.until("all three listed", WAIT, () -> letters(server).get("count").asInt() == 3);
+            JsonNode first = StandInSubscriber.read(server.get(LETTERS + "?limit=2").body());
+            assertEquals(List.of(ids.get(0), ids.get(1)), eventIds(first));
+            assertEquals(3, first.get("count").asInt(), "all of them, not the page");
+            JsonNode next = StandInSubscriber.read(server.get(LETTERS + "?limit=2&afterEventId=" + ids.get(1)).body());
+            assertEquals(List.of(ids.get(2)), eventIds(next));
+            for (String bad : List.of("limit=0", "limit=1001", "limit=x", "afterEventId=-1", "limit=1&limit=2")) {
+                Reply reply = server.get(LETTERS + "?" + bad);
+                assertEquals(400, reply.statusCode(), bad + ": " + reply.body());
+                assertTrue(reply.body().contains(bad.substring(0, bad.indexOf('='))), reply.body());
+            }
+        }
+    }
+
+    /**
+     * A redelivery charges each event as it reads it and stops at the first the budget has no room for: what was
+     * queued is sent, and the rest are counted as left, for a later redelivery. The subscriber answers 503 to the
+     * redelivered events, so that they stay held: of events of some 3.2 KB, the cursor's share of 8 KiB takes two.
+     */
+    @Test
+    void aRedeliveryTheBudgetHasNoRoomForAllOfQueuesWhatFitsAndCountsTheRest() throws Exception {
+        AtomicInteger poisonStatus = new AtomicInteger(400);
+        String big = "x".repeat(3_000);
+        try (TestServer server = start("push.poison-retries", "0", "push.total-max-bytes", "32768",
+                "push.pause-after-dead-letters", "0");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                     payload -> payload.startsWith("poison") ? poisonStatus.get() : 200)) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                ids.add(server.publish("reading", "poison" + i + big));
+            }
+            server.publish("reading", "e0");
+            subscriber.awaitEvents(1);
+            Await.until("all five listed", WAIT, () -> letters(server).get("count").asInt() == 5);
+            poisonStatus.set(503);
+            JsonNode redelivery = redeliver(server, "");
+            assertEquals(ids.subList(0, 2), longs(redelivery.get("redelivered")), redelivery.toString());
+            assertEquals(3, redelivery.get("left").asInt(), redelivery.toString());
+            assertEquals(5, letters(server).get("count").asInt(), "every letter stays listed until taken");
+        }
+    }
+
+    private static List<Long> eventIds(JsonNode list) {
+        List<Long> ids = new ArrayList<>();
+        list.get("data").forEach(letter -> ids.add(letter.get("eventId").asLong()));
+        return ids;
+    }
+
+    private static List<Long> longs(JsonNode array) {
+        List<Long> values = new ArrayList<>();
+        array.forEach(value -> values.add(value.asLong()));
+        return values;
+    }
+
     /** Refusals for now (5xx, 408 Request Timeout, 429 Too Many Requests) are retried until taken, never set aside. */
     @ParameterizedTest
     @ValueSource(ints = {500, 408, 429})

@@ -32,12 +32,12 @@ class DeadLettersTest {
 
     @Test
     void aLetterDroppedWhileItsSaveIsUnderWayIsListedFoundAndStaysDropped() {
-        assertEquals(List.of(7L, 8L), ids(letters.list(1)), "listed while their save is under way");
+        assertEquals(List.of(7L, 8L), ids(letters.list(1, 0, 100)), "listed while their save is under way");
         assertEquals(1, letters.drop(1, OptionalLong.of(7)), "found, not a 404");
-        assertEquals(List.of(8L), ids(letters.list(1)));
+        assertEquals(List.of(8L), ids(letters.list(1, 0, 100)));
         table.saveCursors(Map.of(), saving, 100);
         letters.saved();
-        assertEquals(List.of(8L), ids(letters.list(1)), "the commit did not bring it back");
+        assertEquals(List.of(8L), ids(letters.list(1, 0, 100)), "the commit did not bring it back");
         assertEquals(List.of(8L), table.eventIds());
     }
 
@@ -45,7 +45,7 @@ class DeadLettersTest {
     void aSaveThatFailsPutsBackOnlyTheLettersNotDroppedMeanwhile() {
         assertEquals(2, letters.drop(1, OptionalLong.empty()), "all of them, those being saved too");
         letters.putBack(saving);
-        assertEquals(List.of(), ids(letters.list(1)));
+        assertEquals(List.of(), ids(letters.list(1, 0, 100)));
         table.saveCursors(Map.of(), letters.takePending(), 100);
         letters.saved();
         assertEquals(List.of(), table.eventIds());
@@ -87,8 +87,13 @@ class DeadLettersTest {
         }
 
         @Override
-        public synchronized List<DeadLetter> loadDeadLetters(long subscriptionId) {
-            return List.copyOf(rows.values());
+        public synchronized List<DeadLetter> loadDeadLetters(long subscriptionId, long afterEventId, int limit) {
+            return rows.values().stream().filter(letter -> letter.eventId() > afterEventId).limit(limit).toList();
+        }
+
+        @Override
+        public synchronized long countDeadLetters(long subscriptionId) {
+            return rows.size();
         }
 
         @Override
