@@ -49,7 +49,7 @@ public record PushConfig(
                 v.addressRanges("push.allowed-targets"),
                 v.addressRanges("push.denied-targets"),
                 v.integer("push.poison-retries", 0, 1000),
-                v.integer("push.dead-letter-max", 1, 100_000),
+                v.integer("push.dead-letter-max", 1, 10_000),
                 v.integer("push.pause-after-dead-letters", 0, 100_000));
     }
 }

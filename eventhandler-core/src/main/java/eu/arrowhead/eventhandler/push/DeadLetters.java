@@ -5,25 +5,35 @@ import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Stream;
 
 /**
  * The push subscriptions' dead-letter lists: events their subscribers refused for good, set aside so that the
  * cursors went on. They live in the database ({@code eh_push_dead_letter}), not the heap: a letter set aside waits
  * here only until {@link LogCursors}' next save, which keeps it in the same transaction as the cursor that passed it.
  * Counted per subscription: those set aside, and those the bound ({@code push.dead-letter-max}) dropped.
+ *
+ * <p>A letter taken by a save is in neither the pending list nor the database until the save commits: it is kept
+ * as {@code saving} meanwhile, so that a list sees it and a drop finds it. A drop of a letter being saved is
+ * remembered and applied once the save has committed ({@link #saved}); a save that fails puts back only the
+ * letters not dropped meanwhile.
  */
 public final class DeadLetters {
     private final SubscriptionStore store;
     private final int keep;
     /** Set aside, not yet saved; guarded by this. */
     private List<DeadLetter> pending = new ArrayList<>();
+    /** Taken by the save under way, not yet committed; guarded by this. */
+    private List<DeadLetter> saving = List.of();
+    /** Dropped while their save was under way: deleted from the database once it committed. Guarded by this. */
+    private final List<DeadLetter> droppedWhileSaving = new ArrayList<>();
     private final Map<Long, LongAdder> setAside = new ConcurrentHashMap<>();
     private final Map<Long, LongAdder> dropped = new ConcurrentHashMap<>();
 
@@ -43,18 +53,45 @@ public final class DeadLetters {
         setAside.computeIfAbsent(letter.subscriptionId(), id -> new LongAdder()).increment();
     }
 
-    /** The letters to save now; {@link #putBack} if the save fails. */
+    /** The letters to save now, one save at a time: {@link #saved} once it committed, {@link #putBack} if not. */
     synchronized List<DeadLetter> takePending() {
-        List<DeadLetter> taken = pending;
+        saving = pending;
         pending = new ArrayList<>();
-        return taken;
+        return saving;
     }
 
-    /** A save failed: its letters go before those set aside since, so that a later letter of an event wins. */
+    /**
+     * A save failed: its letters that were not dropped meanwhile go before those set aside since, so that a later
+     * letter of an event wins.
+     */
     synchronized void putBack(List<DeadLetter> letters) {
         List<DeadLetter> again = new ArrayList<>(letters);
+        again.removeAll(droppedWhileSaving);
+        droppedWhileSaving.clear();
         again.addAll(pending);
         pending = again;
+        saving = List.of();
+    }
+
+    /**
+     * The save of what {@link #takePending} gave committed: the letters dropped meanwhile are deleted now. One the
+     * store cannot delete now stays hidden from the list and is deleted after the next save.
+     */
+    void saved() {
+        List<DeadLetter> due;
+        synchronized (this) {
+            saving = List.of();
+            if (droppedWhileSaving.isEmpty()) {
+                return;
+            }
+            due = List.copyOf(droppedWhileSaving);
+        }
+        for (DeadLetter letter : due) {
+            store.deleteDeadLetters(letter.subscriptionId(), OptionalLong.of(letter.eventId()));
+            synchronized (this) {
+                droppedWhileSaving.remove(letter);
+            }
+        }
     }
 
     /** The save cut lists to their bound: letters dropped, by subscription. */
@@ -63,20 +100,46 @@ public final class DeadLetters {
     }
 
     /**
-     * A subscription's letters, oldest first, those not yet saved too.
+     * A page of a subscription's letters, those not yet saved too: at most {@code limit} after {@code afterEventId},
+     * in event id order.
      *
      * @throws RuntimeException if the store cannot be read
      */
-    public List<DeadLetter> list(long subscriptionId) {
-        Map<Long, DeadLetter> byEvent = new HashMap<>();
-        store.loadDeadLetters(subscriptionId).forEach(letter -> byEvent.put(letter.eventId(), letter));
+    public List<DeadLetter> list(long subscriptionId, long afterEventId, int limit) {
+        int hidden;
         synchronized (this) {
-            pending.stream().filter(letter -> letter.subscriptionId() == subscriptionId)
-                    .forEach(letter -> byEvent.put(letter.eventId(), letter));
+            hidden = droppedWhileSaving.size();
         }
-        List<DeadLetter> letters = new ArrayList<>(byEvent.values());
-        letters.sort(Comparator.comparingLong(DeadLetter::atMillis).thenComparingLong(DeadLetter::eventId));
-        return letters;
+        // Those dropped while being saved may be on the store's page: read past them, so that the page stays full.
+        List<DeadLetter> stored = store.loadDeadLetters(subscriptionId, afterEventId, limit + hidden);
+        Map<Long, DeadLetter> byEvent = new TreeMap<>();
+        stored.forEach(letter -> byEvent.put(letter.eventId(), letter));
+        synchronized (this) {
+            // In the order a save would write them: a later letter of an event wins.
+            unsaved(subscriptionId).filter(letter -> letter.eventId() > afterEventId)
+                    .forEach(letter -> byEvent.put(letter.eventId(), letter));
+            droppedWhileSaving.forEach(letter -> byEvent.remove(letter.eventId(), letter));
+        }
+        return byEvent.values().stream().limit(limit).toList();
+    }
+
+    /**
+     * How many letters a subscription has. A letter not yet saved of an event the store has an older letter of is
+     * counted twice, until its save (a second at most).
+     *
+     * @throws RuntimeException if the store cannot be read
+     */
+    public long count(long subscriptionId) {
+        long stored = store.countDeadLetters(subscriptionId);
+        synchronized (this) {
+            return stored + unsaved(subscriptionId).map(DeadLetter::eventId).distinct().count();
+        }
+    }
+
+    /** The subscription's letters being saved or waiting for a save, not dropped. Under this. */
+    private Stream<DeadLetter> unsaved(long subscriptionId) {
+        return Stream.concat(saving.stream(), pending.stream())
+                .filter(letter -> letter.subscriptionId() == subscriptionId && !droppedWhileSaving.contains(letter));
     }
 
     /**
@@ -90,15 +153,25 @@ public final class DeadLetters {
         int unsaved;
         synchronized (this) {
             int before = pending.size();
-            pending.removeIf(letter -> letter.subscriptionId() == subscriptionId
-                    && (eventId.isEmpty() || letter.eventId() == eventId.getAsLong()));
+            pending.removeIf(letter -> matches(letter, subscriptionId, eventId));
             unsaved = before - pending.size();
+            for (DeadLetter letter : saving) {
+                if (matches(letter, subscriptionId, eventId) && !droppedWhileSaving.contains(letter)) {
+                    droppedWhileSaving.add(letter);
+                    unsaved++;
+                }
+            }
         }
         int dropped = unsaved + store.deleteDeadLetters(subscriptionId, eventId);
         if (dropped == 0 && eventId.isPresent()) {
             throw notListed(subscriptionId, eventId.getAsLong());
         }
         return dropped;
+    }
+
+    private static boolean matches(DeadLetter letter, long subscriptionId, OptionalLong eventId) {
+        return letter.subscriptionId() == subscriptionId
+                && (eventId.isEmpty() || letter.eventId() == eventId.getAsLong());
     }
 
     /** The 404 for an event that is not on a subscription's list. */
@@ -110,6 +183,7 @@ public final class DeadLetters {
     /** The subscription is gone; the store deletes its letters with it. */
     synchronized void forget(long subscriptionId) {
         pending.removeIf(letter -> letter.subscriptionId() == subscriptionId);
+        droppedWhileSaving.removeIf(letter -> letter.subscriptionId() == subscriptionId);
         setAside.remove(subscriptionId);
         dropped.remove(subscriptionId);
     }

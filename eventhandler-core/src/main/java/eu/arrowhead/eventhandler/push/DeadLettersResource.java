@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
 @Path("eventhandler")
 public final class DeadLettersResource {
     private static final Logger LOG = LoggerFactory.getLogger(DeadLettersResource.class);
+    /** Letters a list answers with unless asked for fewer or more: some 130 KB of JSON. */
+    private static final int DEFAULT_PAGE = 100;
+    /** The most letters one list answers with: some 1.3 MB of JSON, of a letter's 256 bytes of answer at most. */
+    private static final int MAX_PAGE = 1_000;
 
     private final PushSubscriptions subscriptions;
     private final LogCursors cursors;
@@ -46,17 +50,26 @@ public final class DeadLettersResource {
         this.cursors = cursors;
     }
 
-    /** The subscription's dead letters, oldest first. */
+    /**
+     * A page of the subscription's dead letters, in event id order: {@code limit} (default 100, at most 1 000) after
+     * {@code afterEventId} (default 0); {@code count} is all of them.
+     */
     @GET
     @Path("mgmt/subscriptions/{id}/dead-letters")
     @Produces(MediaType.APPLICATION_JSON)
-    public DeadLetterListResponse list(@PathParam("id") String id) {
+    public DeadLetterListResponse list(@PathParam("id") String id, @Context UriInfo uri) {
         long subscription = existing(id);
-        List<DeadLetterResponse> letters = stored(() -> cursors.deadLetters().list(subscription)).stream()
+        String limitText = QueryParameters.single(uri.getQueryParameters(), "limit");
+        int limit = limitText == null ? DEFAULT_PAGE
+                : (int) QueryParameters.number(limitText, "limit", 1, MAX_PAGE, "");
+        String afterText = QueryParameters.single(uri.getQueryParameters(), "afterEventId");
+        long after = afterText == null ? 0 : QueryParameters.number(afterText, "afterEventId", 0, Long.MAX_VALUE, "");
+        DeadLetters letters = cursors.deadLetters();
+        List<DeadLetterResponse> page = stored(() -> letters.list(subscription, after, limit)).stream()
                 .map(letter -> new DeadLetterResponse(letter.eventId(), letter.eventType(), letter.status(),
                         letter.answer(), Instant.ofEpochMilli(letter.atMillis()).toString()))
                 .toList();
-        return new DeadLetterListResponse(letters, letters.size());
+        return new DeadLetterListResponse(page, stored(() -> letters.count(subscription)));
     }
 
     /** Sends the dead letters (all, or {@code ?eventId=N}) again and resumes the subscription if it was paused. */

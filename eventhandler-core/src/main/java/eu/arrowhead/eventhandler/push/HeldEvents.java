@@ -39,10 +39,28 @@ final class HeldEvents {
         budget.took(cost);
     }
 
-    /** Adds a body after those waiting if the budget has room for it, checked and charged in one step. */
-    boolean tryAdd(PushBody body) {
+    /**
+     * Adds a body after those waiting if the budget has room for it, checked and charged in one step.
+     *
+     * @param besides what its owner holds elsewhere, counted against the same share
+     */
+    boolean tryAdd(PushBody body, long besides) {
         long cost = PushBudget.cost(body);
-        if (!budget.tryTake(bytes, cost)) {
+        if (!budget.tryTake(bytes + besides, cost)) {
+            return false;
+        }
+        waiting.add(body);
+        bytes += cost;
+        return true;
+    }
+
+    /**
+     * Adds a body for an owner that holds nothing: past its share, up to the queues' half
+     * ({@link PushBudget#takeAlone}).
+     */
+    boolean tryAddAlone(PushBody body) {
+        long cost = PushBudget.cost(body);
+        if (!budget.takeAlone(cost)) {
             return false;
         }
         waiting.add(body);
@@ -137,6 +155,16 @@ final class HeldEvents {
 
     int waiting() {
         return waiting.size();
+    }
+
+    /** The bytes it is charged for, waiting and in flight. */
+    long bytes() {
+        return bytes;
+    }
+
+    /** Whether it holds the event {@code id}, waiting or in flight. */
+    boolean holds(long id) {
+        return inFlight != null && inFlight.id() == id || waiting.stream().anyMatch(body -> body.id() == id);
     }
 
     private void release(PushBody body) {

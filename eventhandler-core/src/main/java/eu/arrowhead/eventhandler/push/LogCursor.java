@@ -200,7 +200,7 @@ final class LogCursor extends HubDelivery {
                 return;
             }
             offeredUpTo = body.id();
-            if (behind || failedInARow > 0 || pausedBecause != null || !held.tryAdd(body)) {
+            if (behind || failedInARow > 0 || pausedBecause != null || !held.tryAdd(body, redeliveries.bytes())) {
                 // The log has it: read once the subscriber takes events again.
                 behind = true;
                 if (sending || reading || stopping || moving || !following || pausedBecause != null) {
@@ -277,6 +277,9 @@ final class LogCursor extends HubDelivery {
             if (closed || stopping) {
                 return;
             }
+            // Its refusals were this event's: the next one is taken from memory again, and a failure of it is
+            // the start of another outage (said, and the buffer let go).
+            failedInARow = 0;
             setAsideInARow++;
             int pauseAfter = cursors.pauseAfterDeadLetters();
             if (pausedBecause == null && pauseAfter > 0 && setAsideInARow >= pauseAfter) {
@@ -289,37 +292,44 @@ final class LogCursor extends HubDelivery {
     }
 
     /**
-     * Sends these dead letters again, before the next event, and resumes a paused subscription; all or none.
-     *
-     * @param bodies the events, in id order
-     * @return false if push.total-max-bytes has no room for them beside what the cursor holds: none is sent, nor
-     *         any redelivery still waiting from before (its letters stay listed, to be redelivered again)
+     * Sends a dead letter again, before the next event, and resumes a paused subscription. An event already queued
+     * or in flight is not queued twice. It is charged with what the cursor holds against the cursor's share of
+     * push.total-max-bytes; one that the cursor would hold alone may take room past that share, up to the queues'
+     * half, as a page's first event does. Started at once, even while the cursor reads (or waits in the budget's
+     * line to): the read's end goes on from there.
      */
-    boolean redeliver(List<PushBody> bodies) {
-        boolean start;
+    Redelivery redeliver(PushBody body) {
         synchronized (this) {
             if (closed || stopping) {
-                return true;
+                return Redelivery.GONE;
             }
-            for (PushBody body : bodies) {
-                if (!redeliveries.tryAdd(body)) {
-                    redeliveries.dropWaiting();
-                    return false;
-                }
+            if (redeliveries.holds(body.id()) || held.holds(body.id())) {
+                return Redelivery.ALREADY_QUEUED;
+            }
+            boolean alone = held.isEmpty() && redeliveries.isEmpty();
+            if (!(alone ? redeliveries.tryAddAlone(body) : redeliveries.tryAdd(body, held.bytes()))) {
+                return Redelivery.NO_ROOM;
             }
             pausedBecause = null;
             setAsideInARow = 0;
-            start = !sending && !reading;
-            if (start) {
-                sending = true;
+            if (sending) {
+                return Redelivery.QUEUED;
             }
+            sending = true;
         }
-        if (start) {
-            sender.start(this);
-        } else {
-            catchUpIfIdle();
-        }
-        return true;
+        sender.start(this);
+        return Redelivery.QUEUED;
+    }
+
+    /** What became of a dead letter given to {@link #redeliver}. */
+    enum Redelivery {
+        QUEUED,
+        /** It is queued or in flight from an earlier redelivery: sent once. */
+        ALREADY_QUEUED,
+        /** push.total-max-bytes has no room for it now beside what the cursor holds. */
+        NO_ROOM,
+        /** The subscription is going, or the server stopping. */
+        GONE
     }
 
     /**
@@ -417,8 +427,10 @@ final class LogCursor extends HubDelivery {
                 boolean advanced = through > heldUpTo;
                 heldUpTo = Math.max(heldUpTo, through);
                 behind = offeredUpTo > heldUpTo;
-                start = held.waiting() > 0 || redeliveries.waiting() > 0;
-                if (start) {
+                boolean queued = held.waiting() > 0 || redeliveries.waiting() > 0;
+                // A redelivery may be in flight already: its POST's end takes the page next.
+                start = queued && !sending;
+                if (queued) {
                     reading = false;
                     sending = true;
                 } else if (!behind) {

@@ -17,7 +17,6 @@ import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -60,6 +59,8 @@ public final class LogCursors implements AutoCloseable {
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
     /** The most characters of a dead letter's I/O error kept (an answer's body is cut at {@link BodyExcerpt}). */
     private static final int MAX_ERROR_CHARS = 512;
+    /** Letters a redelivery reads from the list at once: their events are read and charged one by one. */
+    private static final int REDELIVERY_PAGE = 100;
 
     private final Hub hub;
     private final EventLog log;
@@ -181,6 +182,7 @@ public final class LogCursors implements AutoCloseable {
         }
         List<DeadLetter> letters = deadLetters.takePending();
         if (moved.isEmpty() && letters.isEmpty()) {
+            deleteDropped();
             return;
         }
         Map<Long, Long> rows = new HashMap<>();
@@ -204,6 +206,17 @@ public final class LogCursors implements AutoCloseable {
         }
         moved.forEach(LogCursor::saved);
         deadLetters.droppedByBound(dropped);
+        deleteDropped();
+    }
+
+    /** Deletes the letters a sysop dropped while their save was under way; those it cannot, after the next save. */
+    private void deleteDropped() {
+        try {
+            deadLetters.saved();
+        } catch (RuntimeException e) {
+            LOG.debug("dead letters dropped while they were being saved cannot be deleted now ({}); tried again in a"
+                    + " second", e.toString());
+        }
     }
 
     /**
@@ -274,40 +287,67 @@ public final class LogCursors implements AutoCloseable {
 
     /**
      * Sends a subscription's dead letters again, read from the log, before its next event, and resumes it if it was
-     * paused. Each stays on the list until its subscriber takes it. On a worker thread: it reads the log.
+     * paused. Each stays on the list until its subscriber takes it. Each event is charged to push.total-max-bytes as
+     * it is read: the first the budget has no room for ends the redelivery, and it and those after it are counted
+     * as left for a later one. On a worker thread: it reads the log.
      *
      * @param eventId the one to send, or all
      * @return empty if there is no such subscription
      * @throws eu.arrowhead.eventhandler.protocol.RequestException 404 if {@code eventId} is not on the list
-     * @throws UnavailableException if the log cannot be read now, or push.total-max-bytes has no room for them
+     * @throws UnavailableException if the log cannot be read now, or push.total-max-bytes has no room for a single
+     *                              one of them
      */
     public Optional<RedeliveryResponse> redeliver(long subscriptionId, OptionalLong eventId) {
         LogCursor cursor = cursors.get(subscriptionId);
         if (cursor == null) {
             return Optional.empty();
         }
-        List<DeadLetter> letters = new ArrayList<>(deadLetters.list(subscriptionId).stream()
-                .filter(letter -> eventId.isEmpty() || letter.eventId() == eventId.getAsLong()).toList());
-        if (eventId.isPresent() && letters.isEmpty()) {
+        List<Long> queued = new ArrayList<>();
+        List<Long> alreadyQueued = new ArrayList<>();
+        List<Long> notInLog = new ArrayList<>();
+        DeadLetter refused = null;
+        List<DeadLetter> page = letters(subscriptionId, eventId, 0);
+        if (eventId.isPresent() && page.isEmpty()) {
             throw DeadLetters.notListed(subscriptionId, eventId.getAsLong());
         }
-        letters.sort(Comparator.comparingLong(DeadLetter::eventId));
-        List<PushBody> bodies = new ArrayList<>(letters.size());
-        List<Long> notInLog = new ArrayList<>();
-        for (DeadLetter letter : letters) {
-            PublishedEvent event = logged(letter);
-            if (event == null) {
-                notInLog.add(letter.eventId());
-            } else {
-                bodies.add(new PushBody(event));
+        // A page at a time: the list may be long, and a letter's event is charged as soon as it is read.
+        while (!page.isEmpty() && refused == null) {
+            for (DeadLetter letter : page) {
+                PublishedEvent event = logged(letter);
+                LogCursor.Redelivery done = event == null ? null : cursor.redeliver(new PushBody(event));
+                if (done == LogCursor.Redelivery.GONE) {
+                    return Optional.empty();
+                }
+                if (done == LogCursor.Redelivery.NO_ROOM) {
+                    refused = letter;
+                    break;
+                }
+                (done == null ? notInLog : done == LogCursor.Redelivery.QUEUED ? queued : alreadyQueued)
+                        .add(letter.eventId());
             }
+            page = eventId.isPresent() || refused != null ? List.of()
+                    : letters(subscriptionId, eventId, page.get(page.size() - 1).eventId());
         }
-        if (!cursor.redeliver(bodies)) {
-            throw new UnavailableException("push.total-max-bytes has no room now for the " + bodies.size()
-                    + " events to redeliver beside what the subscription holds; redeliver them one at a time"
-                    + " (eventId=N) or try again later");
+        if (refused == null) {
+            // Nothing left (the log may hold none of them, or all are queued already): resumed all the same.
+            cursor.resume();
+            return Optional.of(new RedeliveryResponse(queued, alreadyQueued, notInLog, 0));
         }
-        return Optional.of(new RedeliveryResponse(bodies.stream().map(PushBody::id).toList(), notInLog));
+        if (queued.isEmpty() && alreadyQueued.isEmpty()) {
+            throw new UnavailableException("push.total-max-bytes has no room now for event " + refused.eventId()
+                    + " beside what the subscription holds; try again later");
+        }
+        long left = eventId.isPresent() ? 1 : Math.max(1, deadLetters.count(subscriptionId) - queued.size()
+                - alreadyQueued.size() - notInLog.size());
+        return Optional.of(new RedeliveryResponse(queued, alreadyQueued, notInLog, left));
+    }
+
+    /** The next page of a subscription's letters to redeliver: the one of {@code eventId}, or those after one. */
+    private List<DeadLetter> letters(long subscriptionId, OptionalLong eventId, long after) {
+        return eventId.isPresent()
+                ? deadLetters.list(subscriptionId, eventId.getAsLong() - 1, 1).stream()
+                        .filter(letter -> letter.eventId() == eventId.getAsLong()).toList()
+                : deadLetters.list(subscriptionId, after, REDELIVERY_PAGE);
     }
 
     /** A dead letter's event as the log holds it, or {@code null} if it holds it no longer. */

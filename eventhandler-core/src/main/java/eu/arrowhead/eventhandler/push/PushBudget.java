@@ -184,7 +184,11 @@ final class PushBudget {
         }
     }
 
-    private boolean takeAlone(long cost) {
+    /**
+     * Takes room for an event of a delivery that holds nothing, past its share up to the queues' half (or the
+     * event alone into empty queues), without the line: a sysop's redelivery, refused rather than kept waiting.
+     */
+    boolean takeAlone(long cost) {
         for (long now = queued.get(); fitsAlone(now, cost); now = queued.get()) {
             if (queued.compareAndSet(now, now + cost)) {
                 return true;

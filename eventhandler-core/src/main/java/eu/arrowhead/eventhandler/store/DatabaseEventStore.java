@@ -229,8 +229,13 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
     }
 
     @Override
-    public List<DeadLetter> loadDeadLetters(long subscriptionId) {
-        return database.deadLetters(subscriptionId);
+    public List<DeadLetter> loadDeadLetters(long subscriptionId, long afterEventId, int limit) {
+        return database.deadLetters(subscriptionId, afterEventId, limit);
+    }
+
+    @Override
+    public long countDeadLetters(long subscriptionId) {
+        return database.countDeadLetters(subscriptionId);
     }
 
     @Override

@@ -633,12 +633,20 @@ final class EventDatabase implements BatchSink, AutoCloseable {
         return dropped;
     }
 
-    /** A push subscription's dead letters, oldest first. */
-    List<SubscriptionStore.DeadLetter> deadLetters(long subscriptionId) {
+    /** A page of a push subscription's dead letters, in event id order. */
+    List<SubscriptionStore.DeadLetter> deadLetters(long subscriptionId, long afterEventId, int limit) {
         return upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
-                        "from DeadLetterRecord d where d.subscriptionId = :id order by d.atMillis, d.eventId",
-                        DeadLetterRecord.class).setParameter("id", subscriptionId).getResultList()))
+                        "from DeadLetterRecord d where d.subscriptionId = :id and d.eventId > :after"
+                                + " order by d.eventId", DeadLetterRecord.class)
+                .setParameter("id", subscriptionId).setParameter("after", afterEventId).setMaxResults(limit)
+                .getResultList()))
                 .stream().map(DeadLetterRecord::letter).toList();
+    }
+
+    long countDeadLetters(long subscriptionId) {
+        return upkeep(() -> sessions.fromStatelessTransaction(session -> session.createSelectionQuery(
+                "select count(d) from DeadLetterRecord d where d.subscriptionId = :id", Long.class)
+                .setParameter("id", subscriptionId).getSingleResult()));
     }
 
     /** Deletes a push subscription's dead letter of one event, or all of them. */

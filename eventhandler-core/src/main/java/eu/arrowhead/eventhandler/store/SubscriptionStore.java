@@ -61,9 +61,14 @@ public interface SubscriptionStore {
         return Map.of();
     }
 
-    /** A subscription's dead letters, oldest first. */
-    default List<DeadLetter> loadDeadLetters(long subscriptionId) {
+    /** A page of a subscription's dead letters: at most {@code limit} after {@code afterEventId}, in event id order. */
+    default List<DeadLetter> loadDeadLetters(long subscriptionId, long afterEventId, int limit) {
         return List.of();
+    }
+
+    /** How many dead letters a subscription has. */
+    default long countDeadLetters(long subscriptionId) {
+        return 0;
     }
 
     /**

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,6 +43,18 @@ class DeadLetterTest {
         return PushDeliveryTest.server(settings.toArray(String[]::new));
     }
 
+    /** The lines {@code source} logs from now on, until detached from {@link #logger}. */
+    private static ListAppender<ILoggingEvent> capture(Class<?> source) {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        logger(source).addAppender(lines);
+        return lines;
+    }
+
+    private static ch.qos.logback.classic.Logger logger(Class<?> source) {
+        return (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(source);
+    }
+
     private static JsonNode letters(TestServer server) {
         Reply reply = server.get(LETTERS);
         assertEquals(200, reply.statusCode(), reply.body());
@@ -56,11 +69,7 @@ class DeadLetterTest {
 
     @Test
     void aRefusedEventIsSetAsideTheOthersArriveInOrderAndARedeliverySendsIt() throws Exception {
-        ch.qos.logback.classic.Logger cursorLog =
-                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(LogCursors.class);
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        cursorLog.addAppender(lines);
+        ListAppender<ILoggingEvent> lines = capture(LogCursors.class);
         AtomicBoolean refuses = new AtomicBoolean(true);
         try (TestServer server = start("push.poison-retries", "2");
              StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
@@ -102,8 +111,138 @@ class DeadLetterTest {
             subscriber.awaitEvents(11);
             assertEquals("after", subscriber.payloads().get(10), "the cursor goes on where it was");
         } finally {
-            cursorLog.detachAppender(lines);
+            logger(LogCursors.class).detachAppender(lines);
         }
+    }
+
+    /**
+     * The refusals of an event set aside end with it: the cursor takes the next event as from a subscriber that keeps
+     * up, and a failure of that one starts another outage, which is said again (the retry pause of 1 s outlasts the
+     * failure line's throttle).
+     */
+    @Test
+    void aFailureAfterAnEventSetAsideIsSaidAgain() throws Exception {
+        ListAppender<ILoggingEvent> lines = capture(PushSender.class);
+        AtomicInteger downTries = new AtomicInteger();
+        try (TestServer server = start("push.poison-retries", "1", "push.retry-initial-millis", "1000",
+                "push.retry-max-millis", "1000");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(payload -> switch (payload) {
+                 case "poison" -> 400;
+                 case "down" -> downTries.incrementAndGet() == 1 ? 503 : 200;
+                 default -> 200;
+             })) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            server.publish("reading", "poison");
+            Await.until("the letter is listed", WAIT, () -> letters(server).get("count").asInt() == 1);
+            server.publish("reading", "down");
+            subscriber.awaitEvents(1);
+            assertEquals(List.of("down"), subscriber.payloads());
+            assertEquals(2, lines.list.stream().filter(line -> line.getFormattedMessage().startsWith("push to ")
+                    && line.getFormattedMessage().contains(" failed (")).count(),
+                    "the poison's first refusal and the next event's failure: " + lines.list);
+        } finally {
+            logger(PushSender.class).detachAppender(lines);
+        }
+    }
+
+    /**
+     * A letter redelivered twice before its subscriber takes it is sent once: the second redelivery finds it in flight
+     * (retried while the subscriber answers 503) and says so.
+     */
+    @Test
+    void aLetterRedeliveredTwiceIsSentOnce() throws Exception {
+        AtomicInteger poisonStatus = new AtomicInteger(400);
+        try (TestServer server = start("push.poison-retries", "0", "push.retry-initial-millis", "20",
+                "push.retry-max-millis", "20");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                     payload -> payload.equals("poison") ? poisonStatus.get() : 200)) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            long poison = server.publish("reading", "poison");
+            server.publish("reading", "e1");
+            subscriber.awaitEvents(1);
+            Await.until("the letter is listed", WAIT, () -> letters(server).get("count").asInt() == 1);
+            poisonStatus.set(503);
+            int before = subscriber.requests();
+            assertEquals(poison, redeliver(server, "").get("redelivered").get(0).asLong());
+            Await.until("the redelivery is tried and refused for now", WAIT, () -> subscriber.requests() > before);
+            JsonNode again = redeliver(server, "");
+            assertEquals(0, again.get("redelivered").size(), again.toString());
+            assertEquals(poison, again.get("alreadyQueued").get(0).asLong(), again.toString());
+            assertEquals(0, again.get("left").asInt());
+            poisonStatus.set(200);
+            subscriber.awaitEvents(2);
+            server.publish("reading", "after");
+            subscriber.awaitEvents(3);
+            assertEquals(List.of("e1", "poison", "after"), subscriber.payloads(), "the letter once, before what came next");
+        }
+    }
+
+    /** The list comes a page at a time, in event id order; a page out of range is a 400 that says so. */
+    @Test
+    void theListComesInPagesAndABadPageIsAnsweredClearly() throws Exception {
+        try (TestServer server = start("push.poison-retries", "0");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                     payload -> payload.startsWith("poison") ? 400 : 200)) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ids.add(server.publish("reading", "poison" + i));
+            }
+            server.publish("reading", "e0");
+            subscriber.awaitEvents(1);
+            Await.until("all three listed", WAIT, () -> letters(server).get("count").asInt() == 3);
+            JsonNode first = StandInSubscriber.read(server.get(LETTERS + "?limit=2").body());
+            assertEquals(List.of(ids.get(0), ids.get(1)), eventIds(first));
+            assertEquals(3, first.get("count").asInt(), "all of them, not the page");
+            JsonNode next = StandInSubscriber.read(server.get(LETTERS + "?limit=2&afterEventId=" + ids.get(1)).body());
+            assertEquals(List.of(ids.get(2)), eventIds(next));
+            for (String bad : List.of("limit=0", "limit=1001", "limit=x", "afterEventId=-1", "limit=1&limit=2")) {
+                Reply reply = server.get(LETTERS + "?" + bad);
+                assertEquals(400, reply.statusCode(), bad + ": " + reply.body());
+                assertTrue(reply.body().contains(bad.substring(0, bad.indexOf('='))), reply.body());
+            }
+        }
+    }
+
+    /**
+     * A redelivery charges each event as it reads it and stops at the first the budget has no room for: what was
+     * queued is sent, and the rest are counted as left, for a later redelivery. The subscriber answers 503 to the
+     * redelivered events, so that they stay held: of events of some 3.2 KB, the cursor's share of 8 KiB takes two.
+     */
+    @Test
+    void aRedeliveryTheBudgetHasNoRoomForAllOfQueuesWhatFitsAndCountsTheRest() throws Exception {
+        AtomicInteger poisonStatus = new AtomicInteger(400);
+        String big = "x".repeat(3_000);
+        try (TestServer server = start("push.poison-retries", "0", "push.total-max-bytes", "32768",
+                "push.pause-after-dead-letters", "0");
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                     payload -> payload.startsWith("poison") ? poisonStatus.get() : 200)) {
+            PushDeliveryTest.subscribe(server, subscriber.subscription("consumer", "reading", ""));
+            List<Long> ids = new ArrayList<>();
+            for (int i = 0; i < 5; i++) {
+                ids.add(server.publish("reading", "poison" + i + big));
+            }
+            server.publish("reading", "e0");
+            subscriber.awaitEvents(1);
+            Await.until("all five listed", WAIT, () -> letters(server).get("count").asInt() == 5);
+            poisonStatus.set(503);
+            JsonNode redelivery = redeliver(server, "");
+            assertEquals(ids.subList(0, 2), longs(redelivery.get("redelivered")), redelivery.toString());
+            assertEquals(3, redelivery.get("left").asInt(), redelivery.toString());
+            assertEquals(5, letters(server).get("count").asInt(), "every letter stays listed until taken");
+        }
+    }
+
+    private static List<Long> eventIds(JsonNode list) {
+        List<Long> ids = new ArrayList<>();
+        list.get("data").forEach(letter -> ids.add(letter.get("eventId").asLong()));
+        return ids;
+    }
+
+    private static List<Long> longs(JsonNode array) {
+        List<Long> values = new ArrayList<>();
+        array.forEach(value -> values.add(value.asLong()));
+        return values;
     }
 
     /** Refusals for now (5xx, 408 Request Timeout, 429 Too Many Requests) are retried until taken, never set aside. */

@@ -82,6 +82,22 @@ class LogCursorTest {
         }
     }
 
+    /**
+     * Has the "consumer" of {@link #stuckAndConsumer} wait in the budget's line: "stuck" holds an event alone within
+     * the queues' half (16 384 bytes), and the consumer's next does not fit beside it.
+     *
+     * @return the consumer's event that waits
+     */
+    private static String waitInLine(TestServer server, StandInSubscriber hanging) throws InterruptedException {
+        server.publish("bulk", "b".repeat(12_000));
+        Await.until("the hanging subscriber has its POST", WAIT, () -> hanging.requests() == 1);
+        String waiting = "y".repeat(6_000);
+        server.publish("reading", waiting);
+        Await.until("the cursor waits in line", WAIT,
+                () -> server.metric("eventhandler_push_waiting_for_room") == 1);
+        return waiting;
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"async", "sync"})
     void aSubscriberThatIsDownGetsEveryEventInOrderOnceItIsBack(String mode) throws Exception {
@@ -176,19 +192,41 @@ class LogCursorTest {
         try (StandInSubscriber hanging = StandInSubscriber.hanging();
              StandInSubscriber subscriber = StandInSubscriber.healthy();
              TestServer server = stuckAndConsumer(hanging, subscriber)) {
-            // Alone within the queues' half (16 384 bytes), but not with the next one.
-            server.publish("bulk", "b".repeat(12_000));
-            Await.until("the hanging subscriber has its POST", WAIT, () -> hanging.requests() == 1);
-            String waiting = "y".repeat(6_000);
-            server.publish("reading", waiting);
-            Await.until("the cursor waits in line", WAIT,
-                    () -> server.metric("eventhandler_push_waiting_for_room") == 1);
+            String waiting = waitInLine(server, hanging);
             assertEquals(List.of(), subscriber.payloads());
             assertTrue(server.metric("eventhandler_push_queued_bytes") <= 16_384, "the push queues' half");
             hanging.release();
             subscriber.awaitEvents(1);
             assertEquals(List.of(waiting), subscriber.payloads());
             assertEquals(0, server.metric("eventhandler_push_waiting_for_room"));
+        }
+    }
+
+    /**
+     * A dead letter redelivered while its cursor waits in the budget's line for a page's first event is sent at once,
+     * not only once the wait ends: here that wait ends only when another subscriber's hanging POST does.
+     */
+    @Test
+    void aRedeliveryWhileTheCursorWaitsInLineIsSentAtOnce() throws Exception {
+        AtomicBoolean refuses = new AtomicBoolean(true);
+        String letters = "/eventhandler/mgmt/subscriptions/2/dead-letters";
+        try (StandInSubscriber hanging = StandInSubscriber.hanging();
+             StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                     payload -> payload.equals("poison") && refuses.get() ? 400 : 200);
+             TestServer server = stuckAndConsumer(hanging, subscriber)) {
+            server.publish("reading", "poison");
+            Await.until("the refused event is listed", WAIT, () -> StandInSubscriber.read(
+                    server.get(letters).body()).get("count").asInt() == 1);
+            String waiting = waitInLine(server, hanging);
+            refuses.set(false);
+            Reply redelivery = server.post(letters + "/redeliver", "");
+            assertEquals(200, redelivery.statusCode(), redelivery.body());
+            subscriber.awaitEvents(1);
+            assertEquals(List.of("poison"), subscriber.payloads());
+            assertEquals(1, server.metric("eventhandler_push_waiting_for_room"), "sent while the cursor waited");
+            hanging.release();
+            subscriber.awaitEvents(2);
+            assertEquals(List.of("poison", waiting), subscriber.payloads());
         }
     }
 
