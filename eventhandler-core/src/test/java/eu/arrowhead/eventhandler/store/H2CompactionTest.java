@@ -64,7 +64,7 @@ class H2CompactionTest {
             try {
                 for (long id = 1; id <= 40; id++) {
                     List<IncomingEvent> event = List.of(SampleEvents.incoming("crash", Long.toString(id)));
-                    database.write(List.of(new WriteBuffer.Entry(id, event, PublishKey.NONE, 0, null, null)), List.of());
+                    database.write(List.of(new WriteBuffer.Entry(id, event, PublishKey.NONE, 0, 0, null, null)), List.of());
                     database.force();
                     assertEquals(id, lastIdAfterKill(file, id), "the last commit, forced, is in the file a kill leaves");
                     if (id % 10 == 0) {
