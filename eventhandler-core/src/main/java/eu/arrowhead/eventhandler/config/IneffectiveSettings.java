@@ -95,9 +95,11 @@ final class IneffectiveSettings {
             refuseAny(set, List.of("push.queue-capacity"), "store.mode is "
                     + config.storeMode().name().toLowerCase(Locale.ROOT) + ": " + cursor);
             if (set.contains("push.max-retries")) {
-                // Refused like push.queue-capacity, were it not that configurations in use set it with a store.
-                LOG.warn("push.max-retries is set, but it has no effect with an event store: {}; it applies with"
-                        + " store.mode=off only", cursor);
+                // Not refused like push.queue-capacity: 4.x configurations being migrated set it (4.x made one
+                // attempt), and without it nothing is lost, a cursor only retries more.
+                LOG.warn("push.max-retries is set, but it has no effect with an event store: {}; an event its"
+                        + " subscriber refuses for good (4xx) is set aside after push.poison-retries; push.max-retries"
+                        + " applies with store.mode=off only", cursor);
             }
         }
         PushConfig push = config.push();

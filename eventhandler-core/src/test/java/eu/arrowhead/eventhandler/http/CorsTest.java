@@ -119,7 +119,9 @@ class CorsTest {
     void aPreflightIsAnsweredWhileEveryWorkerIsBusy() throws Exception {
         try (TestServer server = TestServer.start("http.cors-origins", PAGE, "server.worker-threads", "1",
                 "server.worker-queue", "0", "subscriber.write-mode", "publisher-thread",
-                "subscriber.write-timeout-seconds", "60");
+                // Long enough to hold the worker through the preflight (it is held once a publish has waited 1 s),
+                // short enough not to hold the server's stop at the test's end: that took the whole 60 s before.
+                "subscriber.write-timeout-seconds", "15");
              RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=held", 4096)) {
             stalled.awaitText(":ok", 5_000);
             try (BusyWorker busy = BusyWorker.occupy(server, "held")) {
