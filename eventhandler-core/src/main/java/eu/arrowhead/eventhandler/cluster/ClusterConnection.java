@@ -45,6 +45,10 @@ public final class ClusterConnection implements AutoCloseable {
     private final AtomicReference<Outage> outage = new AtomicReference<>();
     private volatile Listener listener;
     private volatile Connection nats;
+    /** The NATS server the node is or was last connected to: a lost connection no longer names it. */
+    private volatile String lastServer;
+    /** Set by {@link #close}: the connection's end is then the node's own doing, not an outage. */
+    private volatile boolean closing;
 
     /** When this node lost NATS, why, and whether its streams were ended for it. */
     private record Outage(Instant since, long sinceNanos, String why, boolean streamsEnded) {
@@ -74,6 +78,7 @@ public final class ClusterConnection implements AutoCloseable {
                 .build();
         try {
             connection.nats = Nats.connect(options);
+            connection.lastServer = connection.nats.getConnectedUrl();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to NATS", e);
@@ -150,14 +155,26 @@ public final class ClusterConnection implements AutoCloseable {
 
     private void connectionEvent(Connection connection, ConnectionListener.Events event) {
         switch (event) {
-            case DISCONNECTED -> cutOff("lost its NATS server " + connection.getConnectedUrl());
+            case CONNECTED -> noteServer(connection);
+            case DISCONNECTED -> cutOff("lost its NATS server " + lastServer);
             case CLOSED -> cutOff("its NATS connection is closed");
             case RECONNECTED, RESUBSCRIBED -> restore(connection);
             default -> LOG.debug("NATS connection event: {}", event);
         }
     }
 
+    /** Events come on NATS's executor, maybe late: one that finds no server keeps the last one named. */
+    private void noteServer(Connection connection) {
+        String server = connection.getConnectedUrl();
+        if (server != null) {
+            lastServer = server;
+        }
+    }
+
     private void cutOff(String why) {
+        if (closing) {
+            return;
+        }
         if (outage.compareAndSet(null, new Outage(Instant.now(), System.nanoTime(), why, false))) {
             LOG.warn("node {} {}; refusing publishes and new streams until it has one again", nodeName, why);
             Listener told = listener;
@@ -171,6 +188,7 @@ public final class ClusterConnection implements AutoCloseable {
         if (connection.getStatus() != Connection.Status.CONNECTED) {
             return;
         }
+        noteServer(connection);
         Outage was = outage.getAndSet(null);
         if (was != null) {
             LOG.info("node {} is connected to NATS again ({}), after {} ms", nodeName, connection.getConnectedUrl(),
@@ -189,6 +207,7 @@ public final class ClusterConnection implements AutoCloseable {
             return;
         }
         listener = null;
+        closing = true;
         try {
             connection.close();
         } catch (InterruptedException e) {

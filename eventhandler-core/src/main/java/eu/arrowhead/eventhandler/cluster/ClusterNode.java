@@ -83,6 +83,8 @@ public final class ClusterNode implements AutoCloseable {
         try {
             StreamMessages messages = new StreamMessages(config.subjectPrefix());
             JetStreamManagement management = connection.management(config.timeout());
+            requireJetStream(connection, management);
+            NodeNameClaim.take(connection.nats(), config.stream(), nodeName);
             long deadline = System.nanoTime() + SETUP_PATIENCE.toNanos();
             StreamInfo info = patiently("set up the cluster's stream " + config.stream(), deadline,
                     () -> StreamSetup.ensure(management, config, messages));
@@ -102,6 +104,26 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
+    /**
+     * Refuses at once a NATS server without JetStream, which answers none of JetStream's requests: without this
+     * check, joining would wait its whole patience for answers that cannot come. A server without JetStream of its
+     * own may still reach a cluster's JetStream through its routes, so only a server that says it has none and
+     * answers no JetStream request is refused.
+     */
+    private static void requireJetStream(ClusterConnection connection, JetStreamManagement management)
+            throws SetupRefused {
+        if (connection.nats().getServerInfo().isJetStreamAvailable()) {
+            return;
+        }
+        try {
+            management.getAccountStatistics();
+        } catch (IOException | JetStreamApiException e) {
+            throw new SetupRefused("the NATS server " + connection.connectedServer() + " has JetStream off, and no"
+                    + " JetStream answers through it (" + e.getMessage() + "); cluster mode keeps its events in a"
+                    + " JetStream stream: start nats-server with -js, or with a jetstream block in its configuration");
+        }
+    }
+
     /** One step of joining, which may fail for a while. */
     private interface SetupStep<T> {
         T run() throws IOException;
@@ -116,6 +138,8 @@ public final class ClusterNode implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             try {
                 return step.run();
+            } catch (SetupRefused e) {
+                throw e;
             } catch (IOException e) {
                 if (e.getCause() instanceof JetStreamApiException answer
                         && answer.getApiErrorCode() != TEMPORARILY_UNAVAILABLE) {

@@ -30,7 +30,7 @@ final class StreamSetup {
 
     /**
      * @return the stream as it is now
-     * @throws IOException if it cannot be created or read, or is not the Event Handler's
+     * @throws IOException if it cannot be created or read ({@link SetupRefused} if it is not the Event Handler's)
      */
     static StreamInfo ensure(JetStreamManagement management, ClusterConfig config, StreamMessages messages)
             throws IOException {
@@ -79,7 +79,7 @@ final class StreamSetup {
                                      StreamMessages messages) throws IOException, JetStreamApiException {
         StreamConfiguration have = info.getConfiguration();
         if (!have.getSubjects().equals(List.of(messages.allSubjects()))) {
-            throw new IOException("the stream " + config.stream() + " exists with the subjects " + have.getSubjects()
+            throw new SetupRefused("the stream " + config.stream() + " exists with the subjects " + have.getSubjects()
                     + ", not " + messages.allSubjects() + ": it is not this cluster's (set cluster.stream or"
                     + " cluster.subject-prefix to match it, or name a new stream)");
         }

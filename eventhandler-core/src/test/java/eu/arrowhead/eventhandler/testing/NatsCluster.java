@@ -28,9 +28,11 @@ public final class NatsCluster implements AutoCloseable {
     private final int[] clientPorts;
     private final int[] routePorts;
     private final Process[] servers;
+    private final boolean jetStream;
 
-    private NatsCluster(Path directory, int size) {
+    private NatsCluster(Path directory, int size, boolean jetStream) {
         this.directory = directory;
+        this.jetStream = jetStream;
         this.clientPorts = new int[size];
         this.routePorts = new int[size];
         this.servers = new Process[size];
@@ -66,7 +68,7 @@ public final class NatsCluster implements AutoCloseable {
     public static NatsCluster start(Path directory, int size) throws IOException, InterruptedException {
         Assumptions.assumeTrue(binaryExists() || "required".equals(System.getenv("EVENTHANDLER_TEST_NATS")),
                 "nats-server is not installed (apt-get install nats-server); cluster mode's tests are skipped");
-        NatsCluster cluster = new NatsCluster(directory, size);
+        NatsCluster cluster = new NatsCluster(directory, size, true);
         boolean started = false;
         try {
             for (int i = 0; i < size; i++) {
@@ -80,6 +82,18 @@ public final class NatsCluster implements AutoCloseable {
                 cluster.close();
             }
         }
+    }
+
+    /** One server with JetStream off, as a misconfigured NATS would be; started once it takes connections. */
+    public static NatsCluster startWithoutJetStream(Path directory) throws IOException, InterruptedException {
+        Assumptions.assumeTrue(binaryExists() || "required".equals(System.getenv("EVENTHANDLER_TEST_NATS")),
+                "nats-server is not installed (apt-get install nats-server); cluster mode's tests are skipped");
+        NatsCluster server = new NatsCluster(directory, 1, false);
+        server.startServer(0);
+        String url = server.url(0);
+        Await.until("nats-server on " + url + " to take connections", Duration.ofSeconds(30),
+                () -> answers(url, false));
+        return server;
     }
 
     /** The binary the tests run. */
@@ -118,8 +132,10 @@ public final class NatsCluster implements AutoCloseable {
         Path config = directory.resolve("nats-" + i + ".conf");
         StringBuilder text = new StringBuilder()
                 .append("server_name: n").append(i).append('\n')
-                .append("listen: 127.0.0.1:").append(clientPorts[i]).append('\n')
-                .append("jetstream { store_dir: \"").append(directory.resolve("js-" + i)).append("\" }\n");
+                .append("listen: 127.0.0.1:").append(clientPorts[i]).append('\n');
+        if (jetStream) {
+            text.append("jetstream { store_dir: \"").append(directory.resolve("js-" + i)).append("\" }\n");
+        }
         if (clientPorts.length > 1) {
             String routes = java.util.stream.IntStream.range(0, routePorts.length).filter(j -> j != i)
                     .mapToObj(j -> "nats-route://127.0.0.1:" + routePorts[j]).collect(Collectors.joining(", "));
@@ -152,7 +168,7 @@ public final class NatsCluster implements AutoCloseable {
             if (servers[i] != null) {
                 String url = url(i);
                 try {
-                    Await.until("JetStream on " + url + " to answer", timeout, () -> jetStreamAnswers(url));
+                    Await.until("JetStream on " + url + " to answer", timeout, () -> answers(url, true));
                 } catch (AssertionError e) {
                     throw new AssertionError(e.getMessage() + "; its log:\n" + log(i), e);
                 }
@@ -160,11 +176,14 @@ public final class NatsCluster implements AutoCloseable {
         }
     }
 
-    private static boolean jetStreamAnswers(String url) {
+    /** Whether the server takes a connection and, if asked, whether JetStream answers on it. */
+    private static boolean answers(String url, boolean jetStream) {
         try (Connection nats = Nats.connect(new Options.Builder().server(url)
                 .connectionTimeout(Duration.ofSeconds(2)).noReconnect()
                 .errorListener(new ErrorListener() { }).build())) {
-            nats.jetStreamManagement().getAccountStatistics();
+            if (jetStream) {
+                nats.jetStreamManagement().getAccountStatistics();
+            }
             return true;
         } catch (Exception e) {
             return false;
