@@ -108,7 +108,7 @@ public final class ClusterNode implements AutoCloseable {
      * Refuses at once a NATS server without JetStream, which answers none of JetStream's requests: without this
      * check, joining would wait its whole patience for answers that cannot come. A server without JetStream of its
      * own may still reach a cluster's JetStream through its routes, so only a server that says it has none and
-     * answers no JetStream request is refused.
+     * through which no JetStream answers at all (no responders, or no answer in time) is refused.
      */
     private static void requireJetStream(ClusterConnection connection, JetStreamManagement management)
             throws SetupRefused {
@@ -117,7 +117,9 @@ public final class ClusterNode implements AutoCloseable {
         }
         try {
             management.getAccountStatistics();
-        } catch (IOException | JetStreamApiException e) {
+        } catch (JetStreamApiException answered) {
+            // JetStream answered, if only "temporarily unavailable" in an election: it is there, and joining waits.
+        } catch (IOException e) {
             throw new SetupRefused("the NATS server " + connection.connectedServer() + " has JetStream off, and no"
                     + " JetStream answers through it (" + e.getMessage() + "); cluster mode keeps its events in a"
                     + " JetStream stream: start nats-server with -js, or with a jetstream block in its configuration");

@@ -15,7 +15,10 @@ import java.time.Instant;
  * <p>No shared record is kept: a record would outlive a node killed with {@code kill -9} and refuse its restart. A
  * node asks on its name's subject instead; a running node of that name answers with who it is, and NATS answers
  * "no responders" at once when none listens. A node that is frozen (or cut off) does not answer, and its name may
- * be taken meanwhile. Two nodes of one name started within the same few milliseconds may both get in.
+ * be taken meanwhile; a node still in its graceful stop answers, and its name is taken only once it stopped. Two
+ * nodes of one name may both get in when they start within the same few milliseconds, or while the NATS servers
+ * they are connected to cannot reach each other. NATS permissions must let a node publish and subscribe on
+ * {@code _EH_NODE.>}; where they do not, the check finds no one.
  */
 final class NodeNameClaim {
     /** How long a running node has to answer: it answers on NATS's own thread, in well under a millisecond. */
@@ -45,8 +48,12 @@ final class NodeNameClaim {
                     + " name of its own");
         }
         Instant since = Instant.now();
-        Dispatcher answering = nats.createDispatcher(request -> nats.publish(request.getReplyTo(),
-                ("started " + since + ", connected to " + nats.getConnectedUrl()).getBytes(StandardCharsets.UTF_8)));
+        Dispatcher answering = nats.createDispatcher(request -> {
+            if (request.getReplyTo() != null) { // a plain publish on the subject asks nothing
+                nats.publish(request.getReplyTo(), ("started " + since + ", connected to " + nats.getConnectedUrl())
+                        .getBytes(StandardCharsets.UTF_8));
+            }
+        });
         answering.subscribe(subject);
     }
 
