@@ -154,6 +154,11 @@ public final class ClusterConnection implements AutoCloseable {
     }
 
     private void connectionEvent(Connection connection, ConnectionListener.Events event) {
+        if (nats == null) {
+            // Still in connect(), which reports a failure itself: a start without NATS is one line, not two.
+            LOG.debug("NATS connection event while connecting: {}", event);
+            return;
+        }
         switch (event) {
             case CONNECTED -> noteServer(connection);
             case DISCONNECTED -> cutOff("lost its NATS server " + lastServer);
