@@ -38,7 +38,8 @@ public final class JsonMapper {
 
     private static ObjectMapper build() {
         // On the factory, not only the mapper: Jersey's JSON provider makes its parsers from the factory, and an
-        // ObjectReader leaves the features of a parser it is handed as they are.
+        // ObjectReader leaves the features of a parser it is handed as they are. Duplicate detection costs a
+        // publish of 1 KB about 0.8 us on top of a 4-6 us parse, nothing measurable at 64 KB (issue 29).
         JsonFactory factory = JsonFactory.builder()
                 .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                 .disable(StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION)
