@@ -1,6 +1,5 @@
 package eu.arrowhead.eventhandler;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.delivery.EventStreamHandler;
 import eu.arrowhead.eventhandler.delivery.PublisherWrites;
@@ -13,10 +12,11 @@ import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.GrizzlyTuning;
 import eu.arrowhead.eventhandler.http.RequestBodies;
+import eu.arrowhead.eventhandler.http.SharedJsonMapper;
+import eu.arrowhead.eventhandler.http.Utf8Bodies;
 import eu.arrowhead.eventhandler.metrics.BrokerMetrics;
 import eu.arrowhead.eventhandler.metrics.HealthResource;
 import eu.arrowhead.eventhandler.metrics.MetricsResource;
-import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.node.ClusterBackend;
 import eu.arrowhead.eventhandler.node.DatabaseTaskPools;
 import eu.arrowhead.eventhandler.node.LocalBackend;
@@ -40,7 +40,6 @@ import eu.arrowhead.eventhandler.store.EventStore;
 import eu.arrowhead.eventhandler.store.EventsResource;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.TopicsResource;
-import jakarta.ws.rs.ext.ContextResolver;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
@@ -258,7 +257,8 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(new DeadLettersResource(pushSubscriptions, backend.pushCursors()))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
-                .register((ContextResolver<ObjectMapper>) type -> JsonMapper.get())
+                .register(new SharedJsonMapper())
+                .register(new Utf8Bodies())
                 .property(ServerProperties.WADL_FEATURE_DISABLE, true);
         if (secure) {
             resources.register(new ManagementAccess(authorizer));

@@ -49,6 +49,7 @@ public final class ClusterConnection implements AutoCloseable {
     private volatile String lastServer;
     /** Set by {@link #close}: the connection's end is then the node's own doing, not an outage. */
     private volatile boolean closing;
+    private volatile boolean connectedOnce;
 
     /** When this node lost NATS, why, and whether its streams were ended for it. */
     private record Outage(Instant since, long sinceNanos, String why, boolean streamsEnded) {
@@ -154,8 +155,16 @@ public final class ClusterConnection implements AutoCloseable {
     }
 
     private void connectionEvent(Connection connection, ConnectionListener.Events event) {
+        if (!connectedOnce && event != ConnectionListener.Events.CONNECTED) {
+            // Never connected: connect() fails and says why itself; a start without NATS is one line, not two.
+            LOG.debug("NATS connection event before the first connection: {}", event);
+            return;
+        }
         switch (event) {
-            case CONNECTED -> noteServer(connection);
+            case CONNECTED -> {
+                connectedOnce = true;
+                noteServer(connection);
+            }
             case DISCONNECTED -> cutOff("lost its NATS server " + lastServer);
             case CLOSED -> cutOff("its NATS connection is closed");
             case RECONNECTED, RESUBSCRIBED -> restore(connection);

@@ -15,7 +15,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.ext.ExceptionMapper;
-import java.io.CharConversionException;
 import java.io.IOException;
 import java.util.List;
 import org.glassfish.grizzly.http.server.Request;
@@ -31,7 +30,7 @@ public final class ErrorResponses {
 
     /** The JAX-RS exception mappers. */
     public static List<Object> mappers() {
-        return List.of(new RequestExceptionMapper(), new JsonExceptionMapper(), new NotUtf8Mapper(), new UnavailableMapper(),
+        return List.of(new RequestExceptionMapper(), new JsonExceptionMapper(), new UnavailableMapper(),
                 new WebApplicationExceptionMapper(), new FaultMapper());
     }
 
@@ -72,13 +71,6 @@ public final class ErrorResponses {
     private static final class JsonExceptionMapper extends Mapper<JsonProcessingException> {
         @Override
         public jakarta.ws.rs.core.Response toResponse(JsonProcessingException e) {
-            return build(400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), uri);
-        }
-    }
-
-    private static final class NotUtf8Mapper extends Mapper<CharConversionException> {
-        @Override
-        public jakarta.ws.rs.core.Response toResponse(CharConversionException e) {
             return build(400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), uri);
         }
     }

@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.http;
 
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.glassfish.grizzly.ConnectionProbe;
 import org.glassfish.grizzly.http.server.HttpHandler;
@@ -69,8 +70,9 @@ public final class GrizzlyTuning {
         TCPNIOTransport transport = listener.getTransport();
         transport.setSelectorRunnersCount(config.selectorThreads());
         // Selectors parse requests; AdmissionControl hands them to our bounded workers. Setting the
-        // strategy again drops the worker pool Grizzly would otherwise create on its own.
-        transport.setIOStrategy(SameThreadIOStrategy.getInstance());
+        // strategy again drops the worker pool Grizzly would otherwise create on its own. Failed accepts are
+        // counted and said, once, which Grizzly does not.
+        transport.setIOStrategy(new AcceptFailures(SameThreadIOStrategy.getInstance(), Duration.ofMinutes(1)));
         transport.setWriteTimeout(config.writeTimeout().toSeconds(), TimeUnit.SECONDS);
         transport.getConnectionMonitoringConfig().addProbes(probe);
         transport.setKernelThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()

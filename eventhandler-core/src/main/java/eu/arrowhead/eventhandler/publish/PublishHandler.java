@@ -9,13 +9,13 @@ import eu.arrowhead.eventhandler.protocol.ErrorBodies;
 import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.protocol.Utf8Rule;
 import eu.arrowhead.eventhandler.security.Authorizer;
 import eu.arrowhead.eventhandler.security.Caller;
 import eu.arrowhead.eventhandler.store.IdempotencyKeys;
 import eu.arrowhead.eventhandler.topic.EventLog;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishKey;
-import java.io.CharConversionException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -39,7 +39,8 @@ import org.glassfish.grizzly.http.server.Response;
  * steps are in docs/architecture.md). The checks JAX-RS made are made here, with the same answers: 405 for
  * another method, 415 for a body that is not JSON (a missing Content-Type is taken as JSON).
  *
- * <p>The body is read as bytes and parsed here, and every JSON error turns into a precise 400. The front door
+ * <p>The body is read as bytes, its bytes checked ({@link Utf8Rule}) and parsed here, and every JSON error
+ * turns into a precise 400. The front door
  * ({@link eu.arrowhead.eventhandler.http.AdmissionControl}) calls it only once the whole body has arrived
  * within {@code publish.max-request-bytes}, so reading it never blocks. The answer is one number.
  *
@@ -93,9 +94,6 @@ public final class PublishHandler extends HttpHandler {
             ErrorBodies.write(response, e.status(), e.exceptionType(), e.getMessage(), path, null);
             return;
         } catch (JsonProcessingException e) {
-            ErrorBodies.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
-            return;
-        } catch (CharConversionException e) {
             ErrorBodies.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
             return;
         } catch (UnavailableException e) {
@@ -171,6 +169,7 @@ public final class PublishHandler extends HttpHandler {
     }
 
     private byte[] publishOne(Caller caller, PublishKey key, byte[] body) throws IOException {
+        Utf8Rule.require(body);
         EventPublishRequest request = oneReader.readValue(body);
         IncomingEvent event = validator.validate(request, Instant.now(), "");
         authorizer.requirePublish(caller, event.sourceKey(), event.eventType());
@@ -178,6 +177,7 @@ public final class PublishHandler extends HttpHandler {
     }
 
     private byte[] publishBatch(Caller caller, PublishKey key, byte[] body) throws IOException {
+        Utf8Rule.require(body);
         EventPublishRequest[] requests = batchReader.readValue(body);
         if (requests == null || requests.length == 0) {
             throw RequestException.badPayload("a batch is a JSON array of 1 or more events");

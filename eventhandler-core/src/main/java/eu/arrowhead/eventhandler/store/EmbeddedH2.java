@@ -1,5 +1,9 @@
 package eu.arrowhead.eventhandler.store;
 
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -48,6 +52,34 @@ final class EmbeddedH2 {
     }
 
     /**
+     * Makes the directory of an embedded H2 file database, or says in one sentence why it cannot be used, before
+     * H2 tries: H2 that cannot write there fails to open its trace file too, and prints that failure's stack trace
+     * to the standard error, some 40 lines for one cause (issue 29). Nothing is checked for any other URL.
+     *
+     * @throws SQLException naming the directory and what is wrong with it
+     */
+    static void prepareDirectory(String url) throws SQLException {
+        Optional<Path> found = directoryOf(url);
+        if (found.isEmpty()) {
+            return;
+        }
+        Path directory = found.get();
+        try {
+            Files.createDirectories(directory);
+        } catch (FileAlreadyExistsException e) {
+            throw new SQLException(e.getFile() + " is a file, not a directory");
+        } catch (FileSystemException e) {
+            throw new SQLException("its directory " + directory + " cannot be made: "
+                    + (e.getReason() == null ? e.getClass().getSimpleName() : e.getFile() + ": " + e.getReason()));
+        } catch (IOException e) {
+            throw new SQLException("its directory " + directory + " cannot be made: " + e.getMessage());
+        }
+        if (!Files.isWritable(directory)) {
+            throw new SQLException("its directory " + directory + " is not writable by this user");
+        }
+    }
+
+    /**
      * The directory an embedded H2 file database lives in, to ask its filesystem for room; empty for any other URL
      * or a path on one of H2's own file systems.
      */
@@ -62,7 +94,7 @@ final class EmbeddedH2 {
         if (path.startsWith("~")) {
             path = System.getProperty("user.home") + path.substring(1);
         }
-        Path parent = Path.of(path).toAbsolutePath().getParent();
+        Path parent = Path.of(path).toAbsolutePath().normalize().getParent();
         return Optional.ofNullable(parent);
     }
 
