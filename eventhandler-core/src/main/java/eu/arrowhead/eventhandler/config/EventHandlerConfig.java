@@ -113,7 +113,7 @@ public record EventHandlerConfig(
                 v.integer("replay.window-events", 0, 10_000_000),
                 v.longInteger("replay.window-bytes", 0, Long.MAX_VALUE),
                 v.heapBytes("replay.total-max-bytes", heap.replayWindows(), heap),
-                v.integer("topic.max-count", 1, 10_000_000),
+                TopicLimit.maxCount(v, heap),
                 v.seconds("topic.idle-seconds", 1),
                 v.storeMode("store.mode"),
                 v.jdbcUrl("store.url"),
@@ -193,13 +193,14 @@ public record EventHandlerConfig(
         parts.put("request bodies", heap.requestBodies());
         parts.put("replay.total-max-bytes", replayTotalBytes);
         parts.put("push.total-max-bytes", push.totalMaxBytes());
+        parts.put("topics (topic.max-count)", (long) maxTopics * TopicLimit.TOPIC_BYTES);
         long total = parts.values().stream().mapToLong(Long::longValue).sum();
         if (total > heap.allParts()) {
             StringBuilder each = new StringBuilder();
             parts.forEach((part, bytes) -> each.append(each.length() == 0 ? "" : ", ").append(part).append(' ')
                     .append(bytes >> 20).append(" MiB"));
             throw new ConfigException("the heap cannot hold what the settings allow: together " + (total >> 20)
-                    + " MiB (" + each + "), more than the " + (heap.allParts() >> 20) + " MiB (11/16 of the"
+                    + " MiB (" + each + "), more than the " + (heap.allParts() >> 20) + " MiB (" + HeapBudget.allPartsShare() + " of the"
                     + " maximum heap) they may take beside the server's own objects; lower the keys you raised,"
                     + " or give the JVM more heap (-Xmx)");
         }

@@ -108,6 +108,9 @@ public final class BrokerMetrics {
                     gauge("eventhandler_subscribers_heap_bytes", "Heap the open SSE streams are estimated to"
                             + " hold, by their requests' headers", streams.streamsHeapCharged()),
                     gauge("eventhandler_topics", "Topics held", topics.size()),
+                    gauge("eventhandler_topics_max", "Most topics at once (topic.max-count)", hub.maxTopics()),
+                    counter("eventhandler_topics_evicted", "Idle topics that gave way to a new one at"
+                            + " topic.max-count", hub.evictions()),
                     gauge("eventhandler_replay_windows_bytes", "Heap the replay windows of all topics hold"
                             + " together (bounded by replay.total-max-bytes)", windows.heapBytes()),
                     counter("eventhandler_replay_windows_trims", "Times the largest replay windows were cut"

@@ -127,8 +127,8 @@ public final class LocalEventLog implements EventLog {
             if (hub == null) {
                 throw new IllegalStateException("the log appends only once it delivers to a hub (deliverTo)");
             }
-            hub.admit(events);
             long first = lastGiven + 1;
+            hub.admit(first, events);
             // The journal first: when it refuses the events (its writer is behind), they take no ids and reach
             // nobody, so a 503 means the event does not exist.
             Hub deliverer = hub;

@@ -26,10 +26,18 @@ import java.util.stream.Collectors;
  * was delivered before is replayed, what comes after is live, nothing is lost or sent twice.
  *
  * <p>The hub gives no ids and appends nothing: the log does, and calls {@link #deliver}, whichever backend it is.
+ *
+ * <p>At {@code topic.max-count}, a new topic takes the place of the least recently active topic that has no
+ * subscriber and no admitted event still to deliver ({@link IdleTopics}), so that a flood of invented event types
+ * cannot lock out a legitimate one: the junk gives way to it. What the evicted topic's replay window held is
+ * forgotten as {@link #removeIdleTopics} forgets it, so a resume from before it is served by the log or told of
+ * the gap, exactly as after a cut of the {@link WindowBudget}. Only subscribed topics, or a burst of new ones
+ * faster than the log delivers, make the limit refuse.
  */
 public final class Hub {
     private final ReentrantLock lock = new ReentrantLock();
     private final Map<String, TopicBroadcaster> topics = new HashMap<>();
+    private final IdleTopics idle = new IdleTopics();
     private final int maxTopics;
     private final int windowEvents;
     private final long windowBytes;
@@ -40,6 +48,8 @@ public final class Hub {
     /** Events of removed topics with ids up to this were forgotten; a new topic's window starts after it. */
     private long forgottenUpTo;
     private boolean closed;
+    /** Topics that gave way to new ones at {@code topic.max-count}. */
+    private long evictions;
     /** Why publishes and subscriptions are refused for now, or {@code null}. */
     private String refusal;
 
@@ -63,22 +73,27 @@ public final class Hub {
 
     /**
      * Fails if this node takes no publish of the events now: it is shutting down or cut off, or they would create
-     * more than {@code topic.max-count} topics; else makes their topics, so that their delivery finds them however
-     * many topics subscribers or other publishes create meanwhile. A log whose ids this node gives asks before it
-     * gives them, so that a refused publish exists nowhere. Does not block.
+     * more topics than {@code topic.max-count} and no idle topic can give way; else makes their topics and holds
+     * them until the events are delivered, so that their delivery finds them however many topics subscribers or
+     * other publishes create meanwhile. A log whose ids this node gives asks before it gives them, so that a
+     * refused publish exists nowhere. Does not block.
      *
+     * @param firstId the id the log will give the first event, the others following one apart
      * @throws UnavailableException if the events are refused
      */
-    public void admit(List<IncomingEvent> events) {
+    public void admit(long firstId, List<IncomingEvent> events) {
         long now = System.nanoTime();
         lock.lock();
         try {
             requireOpen();
             if (topics.size() + events.size() > maxTopics) {
-                requireRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
+                makeRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
             }
+            long id = firstId;
             for (IncomingEvent event : events) {
-                topicFor(event.topicKey(), now);
+                TopicBroadcaster topic = topicFor(event.topicKey(), now);
+                topic.admitted(id++, now);
+                idle.touch(topic);
             }
         } finally {
             lock.unlock();
@@ -122,6 +137,7 @@ public final class Hub {
         }
         TopicBroadcaster topic = topicFor(event.topicKey(), now);
         topic.broadcast(PublishedEvent.encode(id, event, topic), now, publication);
+        idle.touch(topic);
     }
 
     /**
@@ -159,11 +175,12 @@ public final class Hub {
                 throw new UnavailableException("this node has not yet received event " + afterId.getAsLong()
                         + "; try again in a moment");
             }
-            requireRoomFor(topicKeys);
+            makeRoomFor(topicKeys);
             List<TopicBroadcaster> subscribed = new ArrayList<>(topicKeys.size());
             for (String key : topicKeys) {
                 TopicBroadcaster topic = topicFor(key, now);
                 topic.add(subscriber, now);
+                idle.remove(topic);
                 subscribed.add(topic);
             }
             return afterId.isPresent() ? replay(subscribed, subscriber.filter(), afterId.getAsLong())
@@ -207,6 +224,9 @@ public final class Hub {
                 TopicBroadcaster topic = topics.get(key);
                 if (topic != null) {
                     topic.remove(subscriber, now);
+                    if (!topic.hasSubscribers() && !topic.idle) {
+                        idle.add(topic);
+                    }
                 }
             }
         } finally {
@@ -214,21 +234,44 @@ public final class Hub {
         }
     }
 
-    /** Removes topics with no subscribers and no publish for {@code idle}, with their replay windows. */
-    public int removeIdleTopics(Duration idle) {
-        long cutoff = System.nanoTime() - idle.toNanos();
+    /**
+     * Removes topics with no subscribers and no publish for {@code idleFor}, with their replay windows: the oldest
+     * of the idle topics, so it looks at no other topic.
+     */
+    public int removeIdleTopics(Duration idleFor) {
+        long cutoff = System.nanoTime() - idleFor.toNanos();
         lock.lock();
         try {
-            int before = topics.size();
-            topics.values().removeIf(topic -> {
-                if (!topic.idleSince(cutoff)) {
-                    return false;
-                }
-                forgottenUpTo = Math.max(forgottenUpTo, topic.lastId());
-                topic.window().discard();
-                return true;
-            });
-            return before - topics.size();
+            int removed = 0;
+            TopicBroadcaster oldest = idle.oldest();
+            while (oldest != null && oldest.idleSince(cutoff) && !oldest.awaitsDelivery(lastDelivered)) {
+                remove(oldest);
+                removed++;
+                oldest = idle.oldest();
+            }
+            return removed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void remove(TopicBroadcaster topic) {
+        idle.remove(topic);
+        topics.remove(topic.key());
+        forgottenUpTo = Math.max(forgottenUpTo, topic.lastId());
+        topic.window().discard();
+    }
+
+    /** {@code topic.max-count}. */
+    public int maxTopics() {
+        return maxTopics;
+    }
+
+    /** How many topics gave way to new ones at {@code topic.max-count} since the start. */
+    public long evictions() {
+        lock.lock();
+        try {
+            return evictions;
         } finally {
             lock.unlock();
         }
@@ -294,12 +337,49 @@ public final class Hub {
         }
     }
 
-    private void requireRoomFor(Set<String> keys) {
-        long missing = keys.stream().filter(key -> !topics.containsKey(key)).count();
-        if (missing > 0 && topics.size() + missing > maxTopics) {
-            throw new UnavailableException("the Event Handler already holds its maximum of " + maxTopics
-                    + " topics (topic.max-count)");
+    /**
+     * Makes room for the topics of {@code keys} that do not exist yet, evicting the least recently active idle
+     * topics that are not among them, or fails before evicting any if there are not enough.
+     */
+    private void makeRoomFor(Set<String> keys) {
+        int missing = 0;
+        int idleRequested = 0;
+        for (String key : keys) {
+            TopicBroadcaster topic = topics.get(key);
+            if (topic == null) {
+                missing++;
+            } else if (topic.idle) {
+                idleRequested++;
+            }
         }
+        int toEvict = topics.size() + missing - maxTopics;
+        if (toEvict <= 0) {
+            return;
+        }
+        if (idle.size() - idleRequested < toEvict) {
+            throw full();
+        }
+        // The requested topics go to the newest end, so the oldest idle topics are all others.
+        for (String key : keys) {
+            TopicBroadcaster topic = topics.get(key);
+            if (topic != null) {
+                idle.touch(topic);
+            }
+        }
+        for (int i = 0; i < toEvict; i++) {
+            TopicBroadcaster oldest = idle.oldest();
+            if (oldest.awaitsDelivery(lastDelivered)) {
+                // Admitted after every other idle topic, and not yet delivered: the log is behind.
+                throw full();
+            }
+            remove(oldest);
+            evictions++;
+        }
+    }
+
+    private UnavailableException full() {
+        return new UnavailableException("the Event Handler already holds its maximum of " + maxTopics
+                + " topics (topic.max-count), each with a subscriber or an event being delivered");
     }
 
     private TopicBroadcaster topicFor(String key, long now) {
@@ -308,6 +388,7 @@ public final class Hub {
             topic = new TopicBroadcaster(key,
                     new ReplayWindow(windowEvents, windowBytes, windowBudget, forgottenUpTo), now);
             topics.put(key, topic);
+            idle.add(topic);
         }
         return topic;
     }

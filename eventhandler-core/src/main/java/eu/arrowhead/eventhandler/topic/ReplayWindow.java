@@ -16,7 +16,8 @@ final class ReplayWindow {
     private final int maxEvents;
     private final long maxBytes;
     private final WindowBudget budget;
-    private final ArrayDeque<PublishedEvent> events = new ArrayDeque<>();
+    /** Starts with room for one event: most of {@code topic.max-count} topics may never hold more. */
+    private final ArrayDeque<PublishedEvent> events = new ArrayDeque<>(1);
     /** Bytes of frames, bounded by {@code replay.window-bytes}. */
     private long bytes;
     /** What the events hold on the heap, charged to the {@link WindowBudget}. */

@@ -17,7 +17,17 @@ class HeapBudgetTest {
         assertEquals(HEAP.replayWindows(), config.replayTotalBytes());
         assertEquals(HEAP.push(), config.push().totalMaxBytes());
         assertEquals(HEAP.storeBuffer(), config.storeBufferBytes());
-        assertEquals(HEAP.maxHeapBytes() / 16 * 11, HEAP.allParts());
+        assertEquals(HEAP.maxHeapBytes() / 32 * 17, HEAP.allParts());
+        assertEquals(HEAP.topics() / 576, config.maxTopics(), "topic.max-count from the topics' share");
+    }
+
+    @Test
+    void moreTopicsThanTheirShareHoldsStopTheStart() {
+        String tooMany = Long.toString(HEAP.topics() / 576 + 1);
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ConfigLoader.withOverrides(Map.of("topic.max-count", tooMany)));
+        assertTrue(e.getMessage().contains("'topic.max-count' (" + tooMany + ") cannot hold within the heap"),
+                e.getMessage());
     }
 
     @Test

@@ -15,24 +15,24 @@ class SubscriberLimitsTest {
     void derivedFromTheHeapTheyTakeAtMostTheirShareOfIt() {
         for (long heap : new long[] {64 * MIB, 256 * MIB, 4096 * MIB}) {
             SubscriberLimits limits = limits(heap, Map.of());
-            assertEquals(heap / 8, limits.totalQueueMaxBytes());
-            assertEquals(Math.min(16 * MIB, heap / 32), limits.queueMaxBytes());
-            assertEquals(heap * 6 / 16 - heap / 8, limits.streamsHeapBytes());
+            assertEquals(heap / 16, limits.totalQueueMaxBytes());
+            assertEquals(Math.min(16 * MIB, heap / 64), limits.queueMaxBytes());
+            assertEquals(heap * 5 / 32, limits.streamsHeapBytes());
             assertEquals(limits.streamsHeapBytes() / SubscriberLimits.MIN_STREAM_BYTES, limits.maxCount());
             assertTrue(limits.maxCount() * SubscriberLimits.MIN_STREAM_BYTES + limits.totalQueueMaxBytes()
-                    <= heap * 6 / 16);
+                    <= heap * 7 / 32);
         }
-        assertEquals(1_467, limits(64 * MIB, Map.of()).maxCount());
-        assertEquals(5_870, limits(256 * MIB, Map.of()).maxCount());
+        assertEquals(917, limits(64 * MIB, Map.of()).maxCount());
+        assertEquals(3_668, limits(256 * MIB, Map.of()).maxCount());
     }
 
     @Test
     void aSubscriberLimitTheHeapCannotHoldStopsTheStart() {
-        assertEquals(1_000, limits(64 * MIB, Map.of("subscriber.max-count", "1000")).maxCount());
+        assertEquals(800, limits(64 * MIB, Map.of("subscriber.max-count", "800")).maxCount());
         ConfigException e = assertThrows(ConfigException.class,
                 () -> limits(64 * MIB, Map.of("subscriber.max-count", "20000")));
         assertTrue(e.getMessage().contains("'subscriber.max-count' (20000) cannot hold within the heap"), e.getMessage());
-        assertTrue(e.getMessage().contains("holds 1467"), e.getMessage());
+        assertTrue(e.getMessage().contains("holds 917"), e.getMessage());
     }
 
     @Test
@@ -41,7 +41,7 @@ class SubscriberLimitsTest {
                 "subscriber.total-queue-max-bytes", "8388608"));
         assertEquals(1 * MIB, set.queueMaxBytes());
         assertEquals(8 * MIB, set.totalQueueMaxBytes());
-        assertEquals(96 * MIB - 8 * MIB, set.streamsHeapBytes());
+        assertEquals(56 * MIB - 8 * MIB, set.streamsHeapBytes());
         ConfigException tooLarge = assertThrows(ConfigException.class,
                 () -> limits(64 * MIB, Map.of("subscriber.queue-max-bytes", Long.toString(16 * MIB))));
         assertTrue(tooLarge.getMessage().contains("'subscriber.queue-max-bytes'"), tooLarge.getMessage());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TcpProxy;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.net.URI;
@@ -23,6 +24,8 @@ class RetryTest {
     @Test
     void unavailableIsRetriedAfterTheServersRetryAfter() throws Exception {
         try (TestServer server = TestServer.start("topic.max-count", "1");
+             // A subscribed topic does not give way to a new one: "two" is refused while this stream is open.
+             SseStream holdsTheOnlyTopic = server.subscribe("?eventType=one");
              EventPublisher retrying = EventPublisher.builder(baseUri(server))
                      .retryPolicy(RetryPolicy.of(2, Duration.ofMillis(10), Duration.ofSeconds(5))).build();
              EventPublisher once = EventPublisher.builder(baseUri(server)).retryPolicy(RetryPolicy.NONE).build()) {

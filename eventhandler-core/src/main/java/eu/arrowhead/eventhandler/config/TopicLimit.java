@@ -1,0 +1,38 @@
+package eu.arrowhead.eventhandler.config;
+
+/**
+ * How many topics the server holds at once, within their share of the heap ({@link HeapBudget#topics()}): the key
+ * {@code topic.max-count}, derived from the maximum heap when it is 0. A topic's replay window is charged to
+ * {@code replay.total-max-bytes}; this is what the topic costs besides, even with nothing in its window and no
+ * subscriber, which is what a flood of invented event types makes.
+ */
+final class TopicLimit {
+    /**
+     * Heap one topic holds besides its window's events, at the longest event type (255 characters): measured with
+     * {@code jcmd PID GC.class_histogram} on a {@code -Xmx64m} server before and after publishing 10 000 new types
+     * of 240 characters (docs/reliability.md): 536 bytes each (its broadcaster 88, window 56 and their empty deque,
+     * subscriber list and array 72, the map's node and table slot 40, the key 280). Charged 576: the key of 255
+     * characters and the map's table at its emptiest after a resize.
+     */
+    static final long TOPIC_BYTES = 576;
+    /** The most topics a key may ask for, whatever the heap. */
+    private static final int MOST = 10_000_000;
+
+    private TopicLimit() {
+    }
+
+    static int maxCount(ConfigValues v, HeapBudget heap) {
+        long fits = Math.min(MOST, heap.topics() / TOPIC_BYTES);
+        int maxCount = v.integer("topic.max-count", 0, MOST);
+        if (maxCount == 0) {
+            return (int) Math.max(1, fits);
+        }
+        if (maxCount > fits) {
+            throw new ConfigException("configuration key 'topic.max-count' (" + maxCount + ") cannot hold within"
+                    + " the heap: at " + TOPIC_BYTES + " bytes each, the topics' 1/32 of the maximum heap of "
+                    + (heap.maxHeapBytes() >> 20) + " MiB holds " + fits + "; lower it, set it to 0 to derive it"
+                    + " from the heap, or raise -Xmx");
+        }
+        return maxCount;
+    }
+}

@@ -1,0 +1,217 @@
+package eu.arrowhead.eventhandler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.RawSubscriber;
+import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.ServerProcess;
+import eu.arrowhead.eventhandler.testing.TestClient;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 29, item 3: every part of the heap a client can make grow, at its limit at the same time, on a
+ * {@code -Xmx64m} server with the serial collector (as the Raspberry Pi unit runs it). Before, topics had no share
+ * and the shares together were the whole heap: the live set reached 62 of 64 MiB and the server spent 85% of its
+ * time collecting. Now, with {@code topic.max-count} topics, {@code subscriber.max-count} streams, slow readers
+ * holding the subscriber queues and the replay windows full while 60 KB events are published, the collector takes
+ * under a tenth of the time by the JVM's own counters, and a bystander's publishes are answered within 50 ms (p99).
+ * The store's buffer is not in it: see the comment on the server's arguments.
+ */
+class EveryLimitAtOnceIT {
+    private static final int TYPE_LENGTH = 200;
+    private static final String LARGE_PAYLOAD = "x".repeat(60_000);
+    private static final int SLOW_READERS = 6;
+    private static final long LOAD_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final long FIREHOSE_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long BYSTANDER_PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final AtomicInteger REFUSED_BYSTANDER = new AtomicInteger();
+
+    @Test
+    void allSharesFullAtOnceLeaveTheCollectorUnderATenthOfTheTime(@TempDir Path workingDirectory) throws Exception {
+        // Without the event store: with H2 the same load takes 47-59% of the time collecting, but so does the
+        // firehose alone on an otherwise idle server (docs/reliability.md, issue 29): H2's write path holds far more
+        // than the buffer's and the cache's shares, which this test would measure instead of the shares.
+        try (ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(workingDirectory,
+                "--server.port=0", "--server.host=127.0.0.1", "--store.mode=off"));
+             TestClient client = new TestClient(server.awaitListening(), null);
+             TestClient bystander = new TestClient(client.uri("/"), null)) {
+            URI base = client.uri("/");
+            int maxTopics = (int) client.metric("eventhandler_topics_max");
+            int maxStreams = (int) client.metric("eventhandler_subscribers_max");
+            long phase = System.nanoTime();
+            fillTopics(client, maxTopics);
+            System.out.printf("topics %d in %.1f s%n", maxTopics, (System.nanoTime() - phase) / 1e9);
+            phase = System.nanoTime();
+            // The slow readers first: the idle streams then take whatever the streams' share has left.
+            List<RawSubscriber> streams = new ArrayList<>();
+            for (int i = 0; i < SLOW_READERS; i++) {
+                RawSubscriber slow = RawSubscriber.open(base.getPort(), "?eventType=firehose", 4096);
+                slow.awaitText(":ok", 30_000);
+                streams.add(slow);
+            }
+            streams.addAll(openStreams(base.getPort(), maxStreams - SLOW_READERS, maxTopics));
+            System.out.printf("streams %d in %.1f s%n", streams.size(), (System.nanoTime() - phase) / 1e9);
+            try {
+                long pid = server.process().pid();
+                double gcBefore = gcSeconds(pid);
+                long start = System.nanoTime();
+                long[] latencies = load(client, bystander, start);
+                double seconds = (System.nanoTime() - start) / 1e9;
+                double gcShare = (gcSeconds(pid) - gcBefore) / seconds;
+
+                Arrays.sort(latencies);
+                long p99 = latencies[latencies.length * 99 / 100];
+                String report = String.format("GC %.1f%% of %.1f s; bystander p99 %.1f ms, max %.1f ms, %d of %d"
+                                + " refused; topics %s,"
+                                + " streams %s, queued peak %s, windows %s, store buffer %s",
+                        gcShare * 100, seconds, p99 / 1e6, latencies[latencies.length - 1] / 1e6, REFUSED_BYSTANDER.get(),
+                        latencies.length,
+                        client.metric("eventhandler_topics"), client.metric("eventhandler_subscribers"),
+                        client.metric("eventhandler_subscriber_queued_bytes_peak"),
+                        client.metric("eventhandler_replay_windows_bytes"),
+                        client.counted("eventhandler_store_buffered_bytes"));
+                System.out.println(report);
+                assertTrue(gcShare < 0.10, report);
+                // 50 ms on a machine the server has to itself; a machine loaded past its cores (other builds) delays
+                // every thread by its run queue, whatever the heap does, so the bound grows with the load then.
+                OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+                double overload = Math.max(1, os.getSystemLoadAverage() / os.getAvailableProcessors());
+                assertTrue(p99 < TimeUnit.MILLISECONDS.toNanos(50) * overload, report + "; load "
+                        + os.getSystemLoadAverage() + " on " + os.getAvailableProcessors() + " cores");
+                assertTrue(REFUSED_BYSTANDER.get() <= latencies.length / 20, report);
+                assertFalse(server.output().contains("OutOfMemoryError"), server.output());
+            } finally {
+                for (RawSubscriber stream : streams) {
+                    stream.close();
+                }
+            }
+        }
+    }
+
+    /** Makes {@code topic.max-count} topics with long names, a thousand to a batch. */
+    private static void fillTopics(TestClient client, int maxTopics) throws InterruptedException {
+        String prefix = "t".repeat(TYPE_LENGTH - 6);
+        for (int first = 0; first < maxTopics; first += 1000) {
+            StringBuilder batch = new StringBuilder("[");
+            for (int i = first; i < Math.min(maxTopics, first + 1000); i++) {
+                batch.append(i == first ? "" : ",").append("{\"eventType\":\"").append(prefix)
+                        .append(String.format("%06d", i)).append("\",\"payload\":\"j\"}");
+            }
+            String body = batch.append(']').toString();
+            Await.until("the store's writer takes the batch", Duration.ofSeconds(30),
+                    () -> client.post("/eventhandler/publish/batch", body).statusCode() == 200);
+        }
+        assertEquals(maxTopics, client.metric("eventhandler_topics"));
+    }
+
+    /**
+     * Idle streams up to the limit, each on one of the topics (so none gives way to the firehose): until one is
+     * refused, since each is charged for its long request line, or {@code count} are open.
+     */
+    private static List<RawSubscriber> openStreams(int port, int count, int maxTopics) throws IOException {
+        String prefix = "t".repeat(TYPE_LENGTH - 6);
+        List<RawSubscriber> streams = new ArrayList<>(count + SLOW_READERS);
+        for (int i = 0; i < count; i++) {
+            RawSubscriber stream = RawSubscriber.open(port, "?eventType=" + prefix + String.format("%06d",
+                    i % (maxTopics - 1)), 0);
+            stream.awaitText("\r\n\r\n", 30_000);
+            stream.awaitText("\n\n", 30_000);
+            if (!stream.received().contains(":ok")) {
+                stream.close();
+                break;
+            }
+            streams.add(stream);
+        }
+        assertTrue(streams.size() >= count * 8 / 10, streams.size() + " of " + count + " streams served");
+        return streams;
+    }
+
+    /**
+     * Publishes 60 KB events to the firehose (its slow readers' queues and the replay windows fill, and the store
+     * writes them) at a fixed pace, and a bystander's small events on another connection; returns the bystander's
+     * latencies.
+     */
+    private static long[] load(TestClient client, TestClient bystander, long start) throws Exception {
+        Thread firehose = new Thread(() -> {
+            long next = start;
+            while (System.nanoTime() - start < LOAD_NANOS) {
+                client.post("/eventhandler/publish", "{\"eventType\":\"firehose\",\"payload\":\"" + LARGE_PAYLOAD
+                        + "\"}");
+                next += FIREHOSE_PERIOD_NANOS;
+                sleepUntil(next);
+            }
+        }, "firehose");
+        firehose.start();
+        List<Long> latencies = new ArrayList<>();
+        long next = start;
+        while (System.nanoTime() - start < LOAD_NANOS) {
+            long sent = System.nanoTime();
+            Reply reply = bystander.post("/eventhandler/publish", "{\"eventType\":\"bystander\",\"payload\":\"b\"}");
+            latencies.add(System.nanoTime() - sent);
+            if (reply.statusCode() != 200) {
+                // The firehose may fill the store's buffer for a moment: that 503 is the designed answer, but counted.
+                assertEquals(503, reply.statusCode(), reply.body());
+                REFUSED_BYSTANDER.incrementAndGet();
+            }
+            next += BYSTANDER_PERIOD_NANOS;
+            sleepUntil(next);
+        }
+        firehose.join();
+        return latencies.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    /** Paces the load (not a synchronisation: the measurement is over whatever time it took). */
+    private static void sleepUntil(long nanoTime) {
+        long left = nanoTime - System.nanoTime();
+        if (left > 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(left);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Seconds the server's collectors have taken so far, from its own counters ({@code jcmd PerfCounter.print}). */
+    private static double gcSeconds(long pid) throws Exception {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid), "PerfCounter.print").redirectErrorStream(true).start();
+        String counters = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(jcmd.waitFor(30, TimeUnit.SECONDS));
+        double frequency = counter(counters, "sun.os.hrt.frequency");
+        double ticks = 0;
+        Matcher collector = Pattern.compile("sun\\.gc\\.collector\\.\\d+\\.time=(\\d+)").matcher(counters);
+        while (collector.find()) {
+            ticks += Double.parseDouble(collector.group(1));
+        }
+        if (ticks == 0 && !counters.contains("sun.gc.collector.0.time")) {
+            throw new UncheckedIOException(new IOException("no collector counters in:\n" + counters));
+        }
+        return ticks / frequency;
+    }
+
+    private static double counter(String counters, String name) {
+        Matcher matcher = Pattern.compile(Pattern.quote(name) + "=(\\d+)").matcher(counters);
+        assertTrue(matcher.find(), "no " + name + " in:\n" + counters);
+        return Double.parseDouble(matcher.group(1));
+    }
+}
