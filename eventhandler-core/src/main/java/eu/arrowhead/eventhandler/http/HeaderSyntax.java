@@ -10,10 +10,11 @@ import org.glassfish.grizzly.Buffer;
  * server that reads such a header otherwise than a proxy in front of it lets requests be smuggled past the
  * proxy (RFC 9112 5.1, 11.2).
  *
- * <p>The rules, each a 400 with the connection closed:
+ * <p>The rules, each a 400 (but one) with the connection closed:
  * <ul>
  *   <li>the request line is {@code method SP target SP HTTP/d.d CRLF}: a method of token characters, a
- *       target of visible ASCII, one space each; empty lines before it are skipped (RFC 9112 2.2);</li>
+ *       target of visible ASCII, one space each; empty lines before it are skipped (RFC 9112 2.2); a major
+ *       version other than 1 is a 505;</li>
  *   <li>every line ends with CRLF: a CR not followed by LF, or an LF without its CR, is refused (the RFC
  *       lets a server take a bare LF as a line end; refusing is simpler and no HTTP client sends one);</li>
  *   <li>a header line is {@code name ":" value}: the name one or more token characters right before the
@@ -50,8 +51,20 @@ final class HeaderSyntax {
 
     /** A header that breaks the grammar; its message says how, for the client. */
     static final class Violation extends RuntimeException {
+        private final int status;
+
         Violation(String message) {
+            this(400, message);
+        }
+
+        Violation(int status, String message) {
             super(message, null, false, false);
+            this.status = status;
+        }
+
+        /** 400, or 505 for a request of another major version than HTTP/1. */
+        int status() {
+            return status;
         }
     }
 
@@ -122,6 +135,11 @@ final class HeaderSyntax {
             return -1;
         }
         checkVersionPrefix(input, version, version + 8);
+        if (input.get(version + 5) != '1') {
+            // Grizzly would serve it as HTTP/1.1 (RFC 9110 15.6.6).
+            throw new Violation(505, "the server speaks HTTP/1.1 only; the request is HTTP/"
+                    + (char) input.get(version + 5) + "." + (char) input.get(version + 7));
+        }
         return lineEnd(input, version + 8, end, "after the HTTP version");
     }
 

@@ -15,6 +15,7 @@ import org.glassfish.grizzly.http.HttpPacketParsing;
 import org.glassfish.grizzly.http.HttpRequestPacket;
 import org.glassfish.grizzly.http.HttpResponsePacket;
 import org.glassfish.grizzly.http.HttpServerFilter;
+import org.glassfish.grizzly.http.Method;
 import org.glassfish.grizzly.http.Protocol;
 import org.glassfish.grizzly.http.server.AddOn;
 import org.glassfish.grizzly.http.server.NetworkListener;
@@ -100,9 +101,27 @@ public final class StrictHttpCodec extends HttpServerFilter {
             }
         } catch (HeaderSyntax.Violation e) {
             request.setAttribute(PROBLEM, e.getMessage());
+            if (e.status() != 400) {
+                HttpStatus.getHttpStatus(e.status()).setValues(request.getResponse());
+            }
             throw e;
         }
         return super.decodeHttpPacket(ctx, packet, input);
+    }
+
+    /**
+     * Checks the trailer fields of a chunked body, the header fields' grammar again: Grizzly parses them with
+     * this method, and would wait for a colon that never comes as it would in the header. A violation breaks
+     * the body: 400, connection closed ({@link #onHttpContentError}).
+     */
+    @Override
+    protected boolean parseHeadersFromBuffer(HttpHeader header, MimeHeaders headers,
+                                             HttpCodecFilter.HeaderParsingState parsing, Buffer input) {
+        if (((HttpPacketParsing) header).isHeaderParsed()) {
+            int start = parsing.packetLimit - headerLimit;
+            HeaderSyntax.check(input, start, start, Math.min(input.limit(), parsing.packetLimit));
+        }
+        return super.parseHeadersFromBuffer(header, headers, parsing, input);
     }
 
     @Override
@@ -176,8 +195,12 @@ public final class StrictHttpCodec extends HttpServerFilter {
                     ? "the request line and headers are larger than " + maxHeaderBytes + " bytes (server.max-header-bytes)"
                     : "the request line or a header is not valid HTTP/1.1");
         }
-        // Grizzly answers a request whose version it has not parsed as HTTP/0.9: a status line and body, no headers.
+        // Grizzly answers a request whose version it has not parsed as HTTP/0.9: a status line and body, no
+        // headers; and fails on one whose method it has not parsed (a NullPointerException logged at WARN).
         request.setProtocol(Protocol.HTTP_1_1);
+        if (request.getMethodDC().isNull()) {
+            request.setMethod(Method.GET);
+        }
         LOG.debug("answered {} to {}: {}", request.getResponse().getStatus() >= 400 ? request.getResponse().getStatus()
                 : 400, ctx.getConnection().getPeerAddress(), request.getAttribute(PROBLEM));
         super.onHttpHeaderError(header, ctx, t);

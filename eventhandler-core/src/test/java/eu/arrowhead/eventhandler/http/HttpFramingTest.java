@@ -63,12 +63,14 @@ class HttpFramingTest {
     static Stream<Arguments> refused() {
         return Stream.of(
                 // start line
+                bad("not HTTP at all", "THIS IS NOT HTTP\r\n\r\n", 400, "HTTP version"),
                 bad("method that is not a token", "GE(T /eventhandler/echo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "method"),
                 bad("two spaces after the method", "GET  /eventhandler/echo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "request target"),
                 bad("control character in the target", "GET /eventhandler/\u0001echo HTTP/1.1\r\nHost: x\r\n\r\n", 400, "request target"),
                 bad("non-ASCII byte in the target", "GET /eventhandler/\u00e9cho HTTP/1.1\r\nHost: x\r\n\r\n", 400, "request target"),
                 bad("version not HTTP/d.d", "GET /eventhandler/echo HTTP/1.x\r\nHost: x\r\n\r\n", 400, "HTTP version"),
                 bad("version in lower case", "GET /eventhandler/echo http/1.1\r\nHost: x\r\n\r\n", 400, "HTTP version"),
+                bad("HTTP/2.0 in an HTTP/1 request line", "GET /eventhandler/echo HTTP/2.0\r\nHost: x\r\n\r\n", 505, "HTTP/1.1 only"),
                 bad("something after the version", "GET /eventhandler/echo HTTP/1.1 x\r\nHost: x\r\n\r\n", 400, "after the HTTP version"),
                 bad("whitespace between start line and first header", ECHO + " Host: x\r\n\r\n", 400, "starts with whitespace"),
                 // line ends
@@ -102,6 +104,12 @@ class HttpFramingTest {
                         + "26\r\n" + EVENT + "\r\n0\r\n\r\n", 400, "Transfer-Encoding"),
                 bad("chunk size not hex", PUBLISH + "Transfer-Encoding: chunked\r\n\r\nzz\r\n" + EVENT + "\r\n0\r\n\r\n",
                         400, "body is malformed"),
+                bad("chunk extension", PUBLISH + "Transfer-Encoding: chunked\r\n\r\n26;ext=1\r\n" + EVENT + "\r\n0\r\n\r\n",
+                        400, "body is malformed"),
+                bad("trailer line without a colon", PUBLISH + "Transfer-Encoding: chunked\r\n\r\n26\r\n" + EVENT
+                        + "\r\n0\r\nX-No-Colon\r\n\r\n", 400, "no colon"),
+                bad("trailer with whitespace before the colon", PUBLISH + "Transfer-Encoding: chunked\r\n\r\n26\r\n"
+                        + EVENT + "\r\n0\r\nX-A : 1\r\n\r\n", 400, "between its name and the colon"),
                 // other repeated or unmet headers
                 bad("unknown expectation", PUBLISH + "Expect: 999-nope\r\nContent-Length: 38\r\n\r\n" + EVENT, 417, "Expect"),
                 bad("two Last-Event-ID headers", "GET /eventhandler/events?eventType=a HTTP/1.1\r\nHost: x\r\n"
