@@ -142,9 +142,12 @@ public final class AdmissionControl extends HttpHandler {
             // (docs/architecture.md has the whole series).
             try {
                 serve(publishes, request, response, body, arrival);
+                Connection<?> connection = request.getContext().getConnection();
+                if (UnreadAnswers.holdWhileUnread(request, response, arrival,
+                        arrival == null ? () -> { } : () -> readOn(connection))) {
+                    return;
+                }
                 if (arrival != null) {
-                    // Taken before the response ends: the request is recycled then.
-                    Connection<?> connection = request.getContext().getConnection();
                     arrival.resume(response);
                     // Grizzly stopped reading the connection while it told us the body was whole, and reads on
                     // only when asked: without this the client's next request on the connection is never read.

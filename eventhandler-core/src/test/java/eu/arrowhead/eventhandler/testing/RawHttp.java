@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.testing;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -25,7 +26,8 @@ public final class RawHttp implements AutoCloseable {
 
     private RawHttp(Socket socket) throws IOException {
         this.socket = socket;
-        this.in = socket.getInputStream();
+        // Buffered: answers are read a byte at a time, and a test may read thousands of them.
+        this.in = new BufferedInputStream(socket.getInputStream());
         this.out = socket.getOutputStream();
     }
 
@@ -34,6 +36,15 @@ public final class RawHttp implements AutoCloseable {
         try {
             Socket socket = new Socket();
             socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            return new RawHttp(socket);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Reads and writes a socket connected already, for a test that had to set it up itself. */
+    public static RawHttp over(Socket socket) {
+        try {
             return new RawHttp(socket);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
