@@ -48,7 +48,7 @@ class ConnectionsTest {
     @Test
     void aSubscriberWhoseSocketAcceptsNothingIsCutOffAfterTheWriteTimeout() throws Exception {
         try (TestServer server = TestServer.start("subscriber.write-timeout-seconds", "1",
-                "subscriber.queue-max-bytes", "134217728", "subscriber.total-queue-max-bytes", "268435456",
+                "subscriber.queue-max-bytes", "134217728", "subscriber.total-queue-max-bytes", "134217728",
                 "subscriber.send-buffer-bytes", "1024");
              RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=blocked", 4096)) {
             stalled.awaitText(":ok", 5_000);
