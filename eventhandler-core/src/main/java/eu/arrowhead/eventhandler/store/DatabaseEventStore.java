@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * the sequence after a crash, and wires its parts. The {@link JournalWriter} buffers what the event log appends and
  * commits it off the request path, the {@link JournalReader} serves replays and {@code mgmt/events}, the
  * {@link RetentionTask} deletes what retention no longer keeps, and {@link EventDatabase} runs every statement,
- * push subscriptions' included.
+ * those of the keyed publishes, push subscriptions, dead letters and authorization answers through the tables
+ * beside it ({@link PublishKeyTable}, {@link PushSubscriptionTable}, {@link DeadLetterTable}, {@link AnswerTable}).
  */
 public final class DatabaseEventStore implements EventStore, EventJournal, AuthorizationStore {
     private static final Logger LOG = LoggerFactory.getLogger(DatabaseEventStore.class);
@@ -31,6 +32,10 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
     private static final Duration IDLE_FORCE_EVERY = Duration.ofSeconds(1);
 
     private final EventDatabase database;
+    private final PublishKeyTable keys;
+    private final PushSubscriptionTable subscriptions;
+    private final DeadLetterTable letters;
+    private final AnswerTable answers;
     private final IdMark ids;
     private final JournalWriter writer;
     private final JournalReader reader;
@@ -43,6 +48,10 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
     private DatabaseEventStore(EventDatabase database, IdMark ids, EventHandlerConfig config, long lastIdAtStart,
                                MissingRanges missing, DamagedRanges damaged) {
         this.database = database;
+        this.keys = new PublishKeyTable(database);
+        this.subscriptions = new PushSubscriptionTable(database);
+        this.letters = new DeadLetterTable(database);
+        this.answers = new AnswerTable(database);
         this.ids = ids;
         this.durable = config.storeMode() == EventHandlerConfig.StoreMode.SYNC;
         this.lastIdAtStart = lastIdAtStart;
@@ -51,7 +60,7 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
         this.writer = new JournalWriter(database, ids, config.storeMode(), config.storeBatchEvents(),
                 new WriteBuffer(config.storeBufferEvents(), config.storeBufferBytes()), lastIdAtStart, missing);
         this.reader = new JournalReader(database, writer, maxPageBytes(config), damaged);
-        this.retention = new RetentionTask(database, missing, config.storeRetentionAge(),
+        this.retention = new RetentionTask(database, keys, missing, config.storeRetentionAge(),
                 config.storeRetentionEvents(), config.storeRetentionCheck(), config.idempotencyWindow());
     }
 
@@ -178,7 +187,7 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
 
     @Override
     public List<StoredKey> recentKeys(Duration window, int maxKeys) {
-        return database.keysSince(System.currentTimeMillis() - window.toMillis(), maxKeys);
+        return keys.since(System.currentTimeMillis() - window.toMillis(), maxKeys);
     }
 
     @Override
@@ -204,43 +213,43 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
 
     @Override
     public List<StoredSubscription> loadSubscriptions() {
-        return database.subscriptions();
+        return subscriptions.subscriptions();
     }
 
     @Override
     public void saveSubscription(StoredSubscription subscription) {
-        database.saveSubscription(subscription);
+        subscriptions.save(subscription);
     }
 
     @Override
     public void deleteSubscription(long id) {
-        database.deleteSubscription(id);
+        subscriptions.delete(id);
     }
 
     @Override
     public Map<Long, Long> loadCursors() {
-        return database.cursors();
+        return subscriptions.cursors();
     }
 
     @Override
     public Map<Long, Integer> saveCursors(Map<Long, Long> acknowledged, List<DeadLetter> deadLetters,
                                           int keepPerSubscription) {
-        return database.saveCursors(acknowledged, deadLetters, keepPerSubscription);
+        return subscriptions.saveCursors(acknowledged, deadLetters, keepPerSubscription);
     }
 
     @Override
     public List<DeadLetter> loadDeadLetters(long subscriptionId, long afterEventId, int limit) {
-        return database.deadLetters(subscriptionId, afterEventId, limit);
+        return letters.page(subscriptionId, afterEventId, limit);
     }
 
     @Override
     public long countDeadLetters(long subscriptionId) {
-        return database.countDeadLetters(subscriptionId);
+        return letters.count(subscriptionId);
     }
 
     @Override
     public int deleteDeadLetters(long subscriptionId, OptionalLong eventId) {
-        return database.deleteDeadLetters(subscriptionId, eventId);
+        return letters.delete(subscriptionId, eventId);
     }
 
     @Override
@@ -250,17 +259,17 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
 
     @Override
     public List<StoredAnswer> loadAnswers() {
-        return database.answers();
+        return answers.answers();
     }
 
     @Override
     public void saveAnswer(StoredAnswer answer) {
-        database.saveAnswer(answer);
+        answers.save(answer);
     }
 
     @Override
     public void deleteAnswers() {
-        database.deleteAnswers();
+        answers.deleteAll();
     }
 
     @Override

@@ -17,6 +17,8 @@ final class RetentionTask {
     static final Duration COMPACT_EVERY = Duration.ofSeconds(10);
 
     private final EventDatabase database;
+    private final RetentionQueries expired;
+    private final PublishKeyTable keys;
     private final MissingRanges missing;
     private final Duration retentionAge;
     private final long retentionEvents;
@@ -31,9 +33,11 @@ final class RetentionTask {
      * @param checkEvery      how long after one retention run the next starts
      * @param keyWindow       {@code publish.idempotency-window-seconds}: keys older than this are deleted
      */
-    RetentionTask(EventDatabase database, MissingRanges missing, Duration retentionAge, long retentionEvents,
-                  Duration checkEvery, Duration keyWindow) {
+    RetentionTask(EventDatabase database, PublishKeyTable keys, MissingRanges missing, Duration retentionAge,
+                  long retentionEvents, Duration checkEvery, Duration keyWindow) {
         this.database = database;
+        this.expired = new RetentionQueries(database);
+        this.keys = keys;
         this.missing = missing;
         this.retentionAge = retentionAge;
         this.retentionEvents = retentionEvents;
@@ -55,11 +59,11 @@ final class RetentionTask {
 
     /**
      * Deletes the keyed publishes older than their window: no start loads them back. A chunk per transaction
-     * ({@link EventDatabase#deleteKeysBefore}), on a reader connection, so the writer never waits for it.
+     * ({@link PublishKeyTable#deleteBefore}), on a reader connection, so the writer never waits for it.
      */
     void forgetExpiredKeys() {
         try {
-            long deleted = database.deleteKeysBefore(System.currentTimeMillis() - keyWindow.toMillis());
+            long deleted = keys.deleteBefore(System.currentTimeMillis() - keyWindow.toMillis());
             if (deleted > 0) {
                 LOG.debug("deleted {} Idempotency-Keys older than {} s", deleted, keyWindow.toSeconds());
             }
@@ -73,10 +77,10 @@ final class RetentionTask {
         long upTo = 0;
         try {
             if (!retentionAge.isZero()) {
-                upTo = database.lastIdBefore(System.currentTimeMillis() - retentionAge.toMillis());
+                upTo = expired.lastIdBefore(System.currentTimeMillis() - retentionAge.toMillis());
             }
             if (retentionEvents > 0) {
-                upTo = Math.max(upTo, database.idBeforeNewest(retentionEvents));
+                upTo = Math.max(upTo, expired.idBeforeNewest(retentionEvents));
             }
             if (upTo == 0) {
                 return;
@@ -84,7 +88,7 @@ final class RetentionTask {
             // The watermark first: a resume between the deletes' commit and a later raise would get the
             // remaining events with no notice of those deleted before them.
             missing.deletedUpTo(upTo);
-            long deleted = database.deleteUpTo(upTo);
+            long deleted = expired.deleteUpTo(upTo);
             if (deleted > 0) {
                 LOG.info("retention deleted {} events up to id {}", deleted, upTo);
             }
