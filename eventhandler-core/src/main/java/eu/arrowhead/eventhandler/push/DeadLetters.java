@@ -9,9 +9,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -106,34 +108,36 @@ public final class DeadLetters {
      * @throws RuntimeException if the store cannot be read
      */
     public List<DeadLetter> list(long subscriptionId, long afterEventId, int limit) {
-        int hidden;
+        // The letters not yet saved are taken before the store is read: one whose save commits meanwhile is then
+        // in both (and listed once), never in neither.
+        List<DeadLetter> unsaved;
+        List<DeadLetter> hidden;
         synchronized (this) {
-            hidden = droppedWhileSaving.size();
+            unsaved = unsaved(subscriptionId).filter(letter -> letter.eventId() > afterEventId).toList();
+            hidden = List.copyOf(droppedWhileSaving);
         }
         // Those dropped while being saved may be on the store's page: read past them, so that the page stays full.
-        List<DeadLetter> stored = store.loadDeadLetters(subscriptionId, afterEventId, limit + hidden);
+        List<DeadLetter> stored = store.loadDeadLetters(subscriptionId, afterEventId, limit + hidden.size());
         Map<Long, DeadLetter> byEvent = new TreeMap<>();
         stored.forEach(letter -> byEvent.put(letter.eventId(), letter));
-        synchronized (this) {
-            // In the order a save would write them: a later letter of an event wins.
-            unsaved(subscriptionId).filter(letter -> letter.eventId() > afterEventId)
-                    .forEach(letter -> byEvent.put(letter.eventId(), letter));
-            droppedWhileSaving.forEach(letter -> byEvent.remove(letter.eventId(), letter));
-        }
+        // In the order a save would write them: a later letter of an event wins.
+        unsaved.forEach(letter -> byEvent.put(letter.eventId(), letter));
+        hidden.forEach(letter -> byEvent.remove(letter.eventId(), letter));
         return byEvent.values().stream().limit(limit).toList();
     }
 
     /**
-     * How many letters a subscription has. A letter not yet saved of an event the store has an older letter of is
-     * counted twice, until its save (a second at most).
+     * How many letters a subscription has, each event once: those not yet saved are taken before the store counts,
+     * in one statement, what it holds of them too.
      *
      * @throws RuntimeException if the store cannot be read
      */
     public long count(long subscriptionId) {
-        long stored = store.countDeadLetters(subscriptionId);
+        Set<Long> unsaved;
         synchronized (this) {
-            return stored + unsaved(subscriptionId).map(DeadLetter::eventId).distinct().count();
+            unsaved = unsaved(subscriptionId).map(DeadLetter::eventId).collect(Collectors.toSet());
         }
+        return store.countDeadLetters(subscriptionId, unsaved);
     }
 
     /** The subscription's letters being saved or waiting for a save, not dropped. Under this. */

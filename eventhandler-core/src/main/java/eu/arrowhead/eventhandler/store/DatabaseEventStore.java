@@ -243,8 +243,8 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
     }
 
     @Override
-    public long countDeadLetters(long subscriptionId) {
-        return letters.count(subscriptionId);
+    public long countDeadLetters(long subscriptionId, Set<Long> alsoListed) {
+        return letters.count(subscriptionId, alsoListed);
     }
 
     @Override

@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.store;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Where push subscriptions are kept across restarts: the event store's database, or nowhere when
@@ -66,9 +67,12 @@ public interface SubscriptionStore {
         return List.of();
     }
 
-    /** How many dead letters a subscription has. */
-    default long countDeadLetters(long subscriptionId) {
-        return 0;
+    /**
+     * How many dead letters a subscription has, counting also the letters of {@code alsoListed} (event ids) that are
+     * not stored yet, each once.
+     */
+    default long countDeadLetters(long subscriptionId, Set<Long> alsoListed) {
+        return alsoListed.size();
     }
 
     /**
