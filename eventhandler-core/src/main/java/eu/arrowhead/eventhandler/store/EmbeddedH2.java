@@ -24,8 +24,24 @@ final class EmbeddedH2 {
     private static final String FILE_URL = "jdbc:h2:file:";
     /** A path that already names one of H2's file systems ({@code nio:}, {@code split:}, ...), not a drive letter. */
     private static final Pattern FILE_SYSTEM_PREFIX = Pattern.compile("^[A-Za-z][A-Za-z0-9]+:.*");
+    private static final String OBJECT_CACHE = "h2.objectCache";
 
     private EmbeddedH2() {
+    }
+
+    /**
+     * Turns off H2's cache of values shared by the whole JVM (system property {@code h2.objectCache}), unless the
+     * command line sets it. H2 puts every string bound to a statement into a table of 1 024 strings of any length,
+     * held by a soft reference: with the event JSON bound as a string, that is up to 1 024 events, some 60 MB at
+     * 60 KB each, on no heap share. A soft reference in use is cleared only when the heap is all but exhausted, so
+     * the collector worked ever harder first: at {@code -Xmx64m}, 60 KB publishes at 25/s took 82% of the time in
+     * GC with the cache and 6% without it, and some publishes got 503 (issue 29). H2 reads the property once, when
+     * it first needs it, so this runs before the event store opens its database.
+     */
+    static void keepValuesOutOfSharedCache() {
+        if (System.getProperty(OBJECT_CACHE) == null) {
+            System.setProperty(OBJECT_CACHE, "false");
+        }
     }
 
     /**

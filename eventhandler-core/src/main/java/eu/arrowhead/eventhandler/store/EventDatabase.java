@@ -98,6 +98,7 @@ final class EventDatabase implements BatchSink, AutoCloseable {
      * refused at once rather than queued behind the others for {@code store.timeout-seconds}.
      */
     static EventDatabase open(EventHandlerConfig config) throws SQLException {
+        EmbeddedH2.keepValuesOutOfSharedCache();
         EmbeddedH2.prepareDirectory(config.storeUrl());
         boolean h2 = config.storeUrl().startsWith("jdbc:h2:");
         int readers = config.storePoolSize() - 1;
