@@ -175,6 +175,16 @@ class ConfigTest {
                 "cluster.retention-seconds", "0", "cluster.duplicate-window-seconds", "120"));
     }
 
+    /** A cluster's cursors set dead letters aside as a single node's do, but never pause. */
+    @Test
+    void aClusterTakesTheDeadLetterSettingsButThePause() {
+        ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls", "nats://127.0.0.1:4222",
+                "push.poison-retries", "1", "push.dead-letter-max", "5"));
+        assertMessage(() -> ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                        "nats://127.0.0.1:4222", "push.pause-after-dead-letters", "3")),
+                "push.pause-after-dead-letters is set, but it cannot take effect: cluster.enabled is true");
+    }
+
     @Test
     void theLoggedConfigurationListsEveryKey() {
         String described = ConfigLoader.withOverrides(Map.of("server.port", "9")).describe();

@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.cluster;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.push.FailedPost;
 import eu.arrowhead.eventhandler.push.PushDelivery;
 import eu.arrowhead.eventhandler.push.PushRules;
 import eu.arrowhead.eventhandler.push.PushSender;
@@ -35,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * node delivering it dies, the stream gives the event to another node once its acknowledgement wait
  * (the POST's connect and response timeouts plus 5 s) has passed. Delivery is at least once: a subscriber
  * whose 2xx was lost with its node gets that event again.
+ *
+ * <p>An event its subscriber refuses for good ({@link FailedPost#permanent}) when the stream has delivered it more
+ * than {@code push.poison-retries} times is set aside on the subscription's dead-letter list that every node shares
+ * ({@link SharedDeadLetters}), and then acknowledged: the cursor goes on. The stream's delivery count is the count
+ * of tries, kept by the stream whichever node made them; it counts failures of every kind, so an event that failed
+ * with 5xx or no answer before its first refusal is set aside at that refusal already (redeliverable all the same).
  */
 final class PushCursor implements PushDelivery {
     private static final Logger LOG = LoggerFactory.getLogger(PushCursor.class);
@@ -46,12 +53,14 @@ final class PushCursor implements PushDelivery {
      */
     private static final ConsumeOptions PULL = ConsumeOptions.builder().batchSize(64).build();
 
+    private final long subscriptionId;
     private final String name;
     private final StreamContext stream;
     private final Dispatcher dispatcher;
     private final StreamMessages messages;
     private final PushSender sender;
     private final PushConfig config;
+    private final SharedDeadLetters letters;
     private volatile PushRules rules;
     /** Guarded by this. */
     private String topicKey;
@@ -63,14 +72,25 @@ final class PushCursor implements PushDelivery {
      *                   asynchronous
      */
     PushCursor(long subscriptionId, StreamContext stream, Dispatcher dispatcher, StreamMessages messages,
-               PushSender sender, PushConfig config, PushRules rules) {
+               PushSender sender, PushConfig config, SharedDeadLetters letters, PushRules rules) {
+        this.subscriptionId = subscriptionId;
         this.name = "eventhandler-push-" + subscriptionId;
         this.stream = stream;
         this.dispatcher = dispatcher;
         this.messages = messages;
         this.sender = sender;
         this.config = config;
+        this.letters = letters;
         this.rules = rules;
+    }
+
+    long subscriptionId() {
+        return subscriptionId;
+    }
+
+    /** What the subscriber receives and where, now. */
+    PushRules currentRules() {
+        return rules;
     }
 
     /**
@@ -123,11 +143,12 @@ final class PushCursor implements PushDelivery {
         return 0;
     }
 
-    /** The subscription is gone: its cursor goes too (whichever node deletes it first). */
+    /** The subscription is gone: its cursor and its dead letters go too (whichever node deletes them first). */
     @Override
     public synchronized void close() {
         stopPulling();
         deleteCursor();
+        letters.forget(subscriptionId, this);
     }
 
     private void stopPulling() {
@@ -159,15 +180,24 @@ final class PushCursor implements PushDelivery {
             message.ack();
             return;
         }
-        sender.postOnce(current.target(), EventEncoding.pushed(event.json()), why -> {
-            if (why == null) {
-                message.ack();
-            } else {
-                long attempt = message.metaData().deliveredCount();
-                LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id,
-                        current.target(), why, attempt);
-                message.nakWithDelay(config.backoff(attempt - 1));
-            }
-        });
+        sender.postOnce(current.target(), EventEncoding.pushed(event.json()),
+                why -> answered(message, id, event.eventType(), why));
+    }
+
+    /** On an I/O thread: the event is taken, set aside, or handed back to the stream for a later try. */
+    private void answered(Message message, long id, String eventType, FailedPost why) {
+        if (why == null) {
+            message.ack();
+            return;
+        }
+        long tries = message.metaData().deliveredCount();
+        Runnable later = () -> message.nakWithDelay(config.backoff(tries - 1));
+        if (why.permanent() && tries > config.poisonRetries()) {
+            letters.setAside(this, id, eventType, why, tries, message::ack, later);
+            return;
+        }
+        LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id, rules.target(),
+                why, tries);
+        later.run();
     }
 }

@@ -15,6 +15,7 @@ import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.PushSubscribeOptions;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.MessageInfo;
 import io.nats.client.api.DeliverPolicy;
 import java.io.IOException;
 import java.time.Duration;
@@ -100,7 +101,28 @@ final class StreamReader {
         return found;
     }
 
-    private long firstSequence() {
+    /**
+     * The event of one id, or {@code null} if the stream no longer holds it (retention deleted it) or it is no event.
+     *
+     * @throws UnavailableException if the stream cannot be read now
+     */
+    IncomingEvent event(long id) {
+        requireUp();
+        try {
+            MessageInfo message = management.getMessage(stream, id);
+            return messages.decode(message.getHeaders(), message.getData());
+        } catch (IOException | JetStreamApiException e) {
+            if (e instanceof JetStreamApiException answer && answer.getApiErrorCode() == NO_MESSAGE) {
+                return null;
+            }
+            throw new UnavailableException("the cluster's stream cannot be read now (" + e.getMessage() + ")");
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** The first id the stream still holds: those before it retention deleted. */
+    long firstSequence() {
         requireUp();
         try {
             return management.getStreamInfo(stream).getStreamState().getFirstSequence();

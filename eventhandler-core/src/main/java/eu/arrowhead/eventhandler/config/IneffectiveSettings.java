@@ -37,7 +37,7 @@ final class IneffectiveSettings {
     private static final List<String> RETRY_KEYS = List.of("push.retry-initial-millis", "push.retry-max-millis");
     /** What a push subscription's queue in memory takes; with an event log it has a cursor there instead. */
     private static final List<String> PUSH_QUEUE_KEYS = List.of("push.queue-capacity", "push.max-retries");
-    /** What only a single node's cursor in its own event log does: set a refused event aside. */
+    /** What only a cursor (in the event log or the cluster's stream) does: set a refused event aside. */
     private static final List<String> DEAD_LETTER_KEYS = List.of("push.poison-retries", "push.dead-letter-max",
             "push.pause-after-dead-letters");
 
@@ -87,8 +87,8 @@ final class IneffectiveSettings {
                     + " stream (cluster.*), not a database");
             refuseAny(set, PUSH_QUEUE_KEYS, "cluster.enabled is true: " + cursorDelivery("the cluster's stream",
                     "cluster.retention-*"));
-            refuseAny(set, DEAD_LETTER_KEYS, "cluster.enabled is true: a cluster's push cursor retries every refused"
-                    + " event until its subscriber takes it; dead letters are kept by a single node only");
+            refuseAny(set, List.of("push.pause-after-dead-letters"), "cluster.enabled is true: a cluster's push"
+                    + " subscription is never paused; its dead letters are set aside and the cursor goes on");
         }
         if (!config.cluster().enabled() && config.storeMode() != EventHandlerConfig.StoreMode.OFF) {
             String cursor = cursorDelivery("the event log", "store.retention-*");

@@ -1,0 +1,227 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import com.fasterxml.jackson.databind.JsonNode;
+import eu.arrowhead.eventhandler.push.StandInSubscriber;
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.NatsCluster;
+import eu.arrowhead.eventhandler.testing.Reply;
+import eu.arrowhead.eventhandler.testing.TestServer;
+import io.nats.client.Connection;
+import io.nats.client.KeyValue;
+import io.nats.client.Nats;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.hc.client5.http.classic.methods.HttpDelete;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Dead letters in cluster mode, two Event Handler nodes on a nats-server: a push subscriber that refuses one event
+ * for good gets every other event in order, and the refused one is on the list every node sees, across a node's
+ * restart; any node redelivers it (kept, with the new answer, while the subscriber still refuses it; gone once it
+ * takes it) and drops it; the list keeps push.dead-letter-max; a deleted subscription's letters go with it.
+ */
+class ClusterDeadLetterTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String LETTERS = "/eventhandler/mgmt/subscriptions/1/dead-letters";
+    @TempDir
+    static Path directory;
+    private static NatsCluster nats;
+    private final TestServer[] nodes = new TestServer[2];
+    private String[][] settings;
+
+    @BeforeAll
+    static void startNats() throws Exception {
+        nats = NatsCluster.start(directory, 1);
+    }
+
+    @AfterAll
+    static void stopNats() throws Exception {
+        TestServer.closeAll(nats);
+    }
+
+    /** Two nodes on a stream of the test's own, with its first subscription's id 1. */
+    private void startNodes(String stream, String... more) {
+        settings = new String[nodes.length][];
+        for (int i = 0; i < nodes.length; i++) {
+            List<String> keyValues = new ArrayList<>(List.of("cluster.enabled", "true", "cluster.nats-urls",
+                    nats.urls(), "cluster.stream", stream, "cluster.subject-prefix", stream.toLowerCase() + ".events",
+                    "cluster.node-name", stream + "-" + i, "push.retry-initial-millis", "20",
+                    "push.retry-max-millis", "100", "push.poison-retries", "1"));
+            keyValues.addAll(List.of(more));
+            settings[i] = keyValues.toArray(String[]::new);
+            nodes[i] = TestServer.start(settings[i]);
+        }
+    }
+
+    @AfterEach
+    void stopNodes() {
+        TestServer.closeAll(nodes);
+    }
+
+    private void subscribe(StandInSubscriber subscriber) throws InterruptedException {
+        Reply subscribed = nodes[0].post("/eventhandler/subscribe", subscriber.subscription("consumer", "c.dl", ""));
+        assertEquals(200, subscribed.statusCode(), subscribed.body());
+        for (TestServer node : nodes) {
+            Await.until("every node to know subscription 1", WAIT,
+                    () -> node.get("/eventhandler/mgmt/subscriptions/1").statusCode() == 200);
+        }
+    }
+
+    private static JsonNode letters(TestServer node) {
+        Reply reply = node.get(LETTERS);
+        assertEquals(200, reply.statusCode(), reply.body());
+        return StandInSubscriber.read(reply.body());
+    }
+
+    private static int count(TestServer node) {
+        return letters(node).get("count").asInt();
+    }
+
+    private static List<Long> listedIds(TestServer node) {
+        List<Long> ids = new ArrayList<>();
+        letters(node).get("data").forEach(letter -> ids.add(letter.get("eventId").asLong()));
+        return ids;
+    }
+
+    private static JsonNode redeliver(TestServer node, String query) {
+        Reply reply = node.post(LETTERS + "/redeliver" + query, "");
+        assertEquals(200, reply.statusCode(), reply.body());
+        return StandInSubscriber.read(reply.body());
+    }
+
+    private double counted(String series) {
+        double sum = 0;
+        for (TestServer node : nodes) {
+            sum += node.counted(series);
+        }
+        return sum;
+    }
+
+    @Test
+    void aRefusedEventIsSetAsideSharedRedeliveredAndDroppedOnAnyNode() throws Exception {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(SharedDeadLetters.class);
+        logger.addAppender(lines);
+        AtomicInteger refusal = new AtomicInteger(400);
+        startNodes("DLMAIN");
+        try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                payload -> payload.startsWith("poison") ? refusal.get() : 200)) {
+            subscribe(subscriber);
+            List<String> expected = new ArrayList<>();
+            long poison = 0;
+            for (int i = 0; i < 10; i++) {
+                String payload = i == 3 ? "poison" : "e" + i;
+                long id = nodes[i % 2].publish("c.dl", payload);
+                if (i == 3) {
+                    poison = id;
+                } else {
+                    expected.add(payload);
+                }
+            }
+            subscriber.awaitEvents(9);
+            assertEquals(expected, subscriber.payloads(), "every other event, in order");
+            Await.until("the letter is listed on the other node", WAIT, () -> count(nodes[1]) == 1);
+            JsonNode letter = letters(nodes[1]).get("data").get(0);
+            assertEquals(poison, letter.get("eventId").asLong());
+            assertEquals("c.dl", letter.get("eventType").asText());
+            assertEquals(400, letter.get("status").asInt());
+            assertEquals("refused with 400", letter.get("answer").asText());
+            assertEquals(1, counted("eventhandler_push_dead_letters_total{subscription=\"1\"}"));
+            assertEquals(1, lines.list.stream().filter(line -> line.getFormattedMessage().contains("set aside"))
+                    .count(), "said once, not per try");
+
+            nodes[0].close();
+            nodes[0] = TestServer.start(settings[0]);
+            assertEquals(List.of(poison), listedIds(nodes[0]), "kept across the node's restart");
+
+            // Still refused, now with another status: the letter stays, with the new answer.
+            refusal.set(422);
+            int before = subscriber.requests();
+            JsonNode refused = redeliver(nodes[0], "?eventId=" + poison);
+            assertEquals(List.of(poison), ids(refused.get("redelivered")));
+            Await.until("the letter to hold the new answer", WAIT,
+                    () -> letters(nodes[1]).get("data").get(0).get("status").asInt() == 422);
+            assertEquals(before + 1, subscriber.requests(), "redelivered once");
+
+            refusal.set(200);
+            JsonNode redelivery = redeliver(nodes[1], "");
+            assertEquals(List.of(poison), ids(redelivery.get("redelivered")));
+            assertEquals(0, redelivery.get("notInLog").size());
+            subscriber.awaitEvents(10);
+            assertEquals("poison", subscriber.payloads().get(9));
+            Await.until("a letter its subscriber took leaves the list", WAIT, () -> count(nodes[0]) == 0);
+            nodes[0].publish("c.dl", "after");
+            subscriber.awaitEvents(11);
+            assertEquals("after", subscriber.payloads().get(10), "the cursor goes on where it was");
+
+            refusal.set(400);
+            long second = nodes[1].publish("c.dl", "poison again");
+            Await.until("the second letter is listed", WAIT, () -> count(nodes[0]) == 1);
+            Reply dropped = nodes[0].send(new HttpDelete(nodes[0].uri(LETTERS + "?eventId=" + second)));
+            assertEquals(200, dropped.statusCode(), dropped.body());
+            assertEquals(0, count(nodes[1]));
+            Reply again = nodes[1].send(new HttpDelete(nodes[1].uri(LETTERS + "?eventId=" + second)));
+            assertEquals(404, again.statusCode(), again.body());
+            nodes[1].publish("c.dl", "last");
+            subscriber.awaitEvents(12);
+            assertEquals("last", subscriber.payloads().get(11));
+        } finally {
+            logger.detachAppender(lines);
+        }
+    }
+
+    @Test
+    void theListKeepsTheNewestLettersAndGoesWithItsSubscription() throws Exception {
+        startNodes("DLBOUND", "push.dead-letter-max", "2");
+        try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                payload -> payload.startsWith("poison") ? 400 : 200)) {
+            subscribe(subscriber);
+            List<Long> poisoned = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                poisoned.add(nodes[i % 2].publish("c.dl", "poison" + i));
+            }
+            nodes[0].publish("c.dl", "taken");
+            subscriber.awaitEvents(1);
+            Await.until("the dropped letter is counted", WAIT,
+                    () -> counted("eventhandler_push_dead_letters_dropped_total{subscription=\"1\"}") == 1);
+            assertEquals(poisoned.subList(1, 3), listedIds(nodes[1]), "the oldest was dropped");
+            assertEquals(3, counted("eventhandler_push_dead_letters_total{subscription=\"1\"}"));
+
+            Reply deleted = nodes[1].send(new HttpDelete(nodes[1].uri(
+                    "/eventhandler/unsubscribe?event_type=c.dl&system_name=consumer")));
+            assertEquals(200, deleted.statusCode(), deleted.body());
+            try (Connection connection = Nats.connect(nats.url(0))) {
+                KeyValue bucket = connection.keyValue("DLBOUND_DEAD_LETTERS");
+                Await.until("the deleted subscription's letters to go", WAIT, () -> keys(bucket).isEmpty());
+            }
+        }
+    }
+
+    private static List<String> keys(KeyValue bucket) {
+        try {
+            return bucket.keys();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<Long> ids(JsonNode array) {
+        List<Long> ids = new ArrayList<>();
+        array.forEach(id -> ids.add(id.asLong()));
+        return ids;
+    }
+}
