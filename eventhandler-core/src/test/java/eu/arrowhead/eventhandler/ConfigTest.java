@@ -175,14 +175,11 @@ class ConfigTest {
                 "cluster.retention-seconds", "0", "cluster.duplicate-window-seconds", "120"));
     }
 
-    /** A cluster's cursors set dead letters aside as a single node's do, but never pause. */
+    /** A cluster's cursors set dead letters aside and pause as a single node's do. */
     @Test
-    void aClusterTakesTheDeadLetterSettingsButThePause() {
+    void aClusterTakesTheDeadLetterSettings() {
         ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls", "nats://127.0.0.1:4222",
-                "push.poison-retries", "1", "push.dead-letter-max", "5"));
-        assertMessage(() -> ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
-                        "nats://127.0.0.1:4222", "push.pause-after-dead-letters", "3")),
-                "push.pause-after-dead-letters is set, but it cannot take effect: cluster.enabled is true");
+                "push.poison-retries", "1", "push.dead-letter-max", "5", "push.pause-after-dead-letters", "3"));
     }
 
     @Test

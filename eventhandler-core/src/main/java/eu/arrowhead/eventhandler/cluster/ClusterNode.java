@@ -19,6 +19,7 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
+import io.nats.client.KeyValue;
 import io.nats.client.StreamContext;
 import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.Replica;
@@ -53,7 +54,7 @@ public final class ClusterNode implements AutoCloseable {
     private final StreamMessages messages;
     private final StreamEventStore store;
     private final SharedSubscriptions subscriptions;
-    private final DeadLetterBucket letterBucket;
+    private final KeyValue letterBucket;
     private final StreamReader reader;
     private final StreamEventLog log;
     private volatile SharedDeadLetters deadLetters;
@@ -67,7 +68,7 @@ public final class ClusterNode implements AutoCloseable {
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
                         StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
-                        DeadLetterBucket letterBucket, StreamReader reader, StreamEventLog log) {
+                        KeyValue letterBucket, StreamReader reader, StreamEventLog log) {
         this.config = config;
         this.connection = connection;
         this.management = management;
@@ -96,9 +97,9 @@ public final class ClusterNode implements AutoCloseable {
             SharedSubscriptions subscriptions = patiently("open the cluster's push subscriptions", deadline,
                     () -> SharedSubscriptions.open(connection.nats(), config.stream(), config.replicas(),
                             config.timeout()));
-            DeadLetterBucket letters = new DeadLetterBucket(patiently("open the cluster's push dead letters", deadline,
+            KeyValue letters = patiently("open the cluster's push dead letters", deadline,
                     () -> SharedBucket.open(connection.nats(), DeadLetterBucket.name(config.stream()),
-                            config.replicas(), config.timeout(), "push dead letters")), management);
+                            config.replicas(), config.timeout(), "push dead letters"));
             StreamEventStore store = new StreamEventStore(connection, reader, subscriptions);
             StreamPublisher publisher = new StreamPublisher(connection, messages, config.stream(), config.timeout(),
                     config.duplicateWindow());
@@ -166,7 +167,8 @@ public final class ClusterNode implements AutoCloseable {
             throw new IOException("the cluster's stream cannot be read: " + e.getMessage(), e);
         }
         Dispatcher dispatcher = connection.nats().createDispatcher();
-        SharedDeadLetters shared = new SharedDeadLetters(letterBucket, reader, sender, push);
+        SharedDeadLetters shared = new SharedDeadLetters(letterBucket, management, reader, sender, push);
+        shared.watchPauses();
         deadLetters = shared;
         return (id, rules) -> {
             PushCursor cursor = new PushCursor(id, stream, dispatcher, messages, sender, push, shared, rules);

@@ -151,15 +151,10 @@ final class DeadLetterBucket {
         return (int) purge(subscriptionId + ".>");
     }
 
-    /**
-     * Cuts a subscription's list to {@code keep}: the oldest events (the lowest ids) go.
-     *
-     * @return how many were removed
-     */
-    int trim(long subscriptionId, int keep) {
-        List<Long> ids = eventIds(subscriptionId);
+    /** Removes some of a subscription's letters. @return how many of them were listed */
+    int remove(long subscriptionId, List<Long> eventIds) {
         int removed = 0;
-        for (long eventId : ids.subList(0, Math.max(0, ids.size() - keep))) {
+        for (long eventId : eventIds) {
             if (remove(subscriptionId, eventId)) {
                 removed++;
             }

@@ -10,6 +10,7 @@ import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import io.nats.client.ConsumeOptions;
+import io.nats.client.ConsumerContext;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
@@ -64,8 +65,12 @@ final class PushCursor implements PushDelivery {
     private volatile PushRules rules;
     /** Guarded by this. */
     private String topicKey;
-    /** Guarded by this. */
+    /** The durable consumer while it follows a topic; guarded by this. */
+    private ConsumerContext cursor;
+    /** Its pulls, while it follows a topic and is not paused; guarded by this. */
     private MessageConsumer consumer;
+    /** Why the subscription is paused, or {@code null}; guarded by this. */
+    private String pausedBecause;
 
     /**
      * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
@@ -95,8 +100,8 @@ final class PushCursor implements PushDelivery {
 
     /**
      * Creates the cursor (at the stream's end: a subscription receives what is published after it) or finds the
-     * one another node created, and starts pulling from it. A subscription that moved to another topic gets a new
-     * cursor.
+     * one another node created, and starts pulling from it unless the subscription is paused. A subscription that
+     * moved to another topic gets a new cursor.
      */
     @Override
     public synchronized void follow(String topic) {
@@ -106,12 +111,50 @@ final class PushCursor implements PushDelivery {
                 deleteCursor();
             }
             topicKey = topic;
-            consumer = stream.createOrUpdateConsumer(configuration(topic))
-                    .consume(PULL, dispatcher, this::deliver);
+            cursor = stream.createOrUpdateConsumer(configuration(topic));
+            pullUnlessPaused();
         } catch (IOException | JetStreamApiException e) {
             throw new UnavailableException("the push subscription's cursor in the cluster's stream cannot be set up"
                     + " now (" + e.getMessage() + "); try again");
         }
+    }
+
+    /** Under this. */
+    private void pullUnlessPaused() throws IOException, JetStreamApiException {
+        if (pausedBecause == null) {
+            consumer = cursor.consume(PULL, dispatcher, this::deliver);
+        }
+    }
+
+    /**
+     * The subscription was paused (why) or resumed ({@code null}), on any node ({@link SharedPauses}): this node
+     * stops pulling, or pulls again. A POST under way ends as it would.
+     */
+    synchronized void paused(String why) {
+        pausedBecause = why;
+        if (why != null) {
+            stopPulling();
+            return;
+        }
+        if (cursor == null || consumer != null) {
+            return;
+        }
+        try {
+            pullUnlessPaused();
+        } catch (IOException | JetStreamApiException e) {
+            LOG.warn("push subscription {} was resumed, but this node cannot pull from its cursor now ({}); the other"
+                    + " nodes deliver it", subscriptionId, e.getMessage());
+        }
+    }
+
+    @Override
+    public synchronized String pausedBecause() {
+        return pausedBecause;
+    }
+
+    /** The topic it follows now, or {@code null}. */
+    synchronized String topic() {
+        return topicKey;
     }
 
     private ConsumerConfiguration configuration(String topic) {
@@ -130,6 +173,7 @@ final class PushCursor implements PushDelivery {
     public synchronized void unfollow(String topic) {
         if (topic.equals(topicKey)) {
             stopPulling();
+            cursor = null;
         }
     }
 
@@ -147,6 +191,7 @@ final class PushCursor implements PushDelivery {
     @Override
     public synchronized void close() {
         stopPulling();
+        cursor = null;
         deleteCursor();
         letters.forget(subscriptionId, this);
     }
@@ -167,6 +212,12 @@ final class PushCursor implements PushDelivery {
     }
 
     private void deliver(Message message) {
+        if (pausedBecause() != null) {
+            // A pull open when it paused still takes events until it expires: each is handed back, not sent, and
+            // offered again after the longest retry pause, until the pulls have ended or the subscription resumed.
+            message.nakWithDelay(config.retryMaxBackoff());
+            return;
+        }
         long id = message.metaData().streamSequence();
         IncomingEvent event;
         try {

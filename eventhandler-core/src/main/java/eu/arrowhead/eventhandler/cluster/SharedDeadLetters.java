@@ -9,6 +9,10 @@ import eu.arrowhead.eventhandler.push.FailedPost;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.SubscriptionCounters;
 import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.KeyValue;
+import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,13 +33,15 @@ import org.slf4j.LoggerFactory;
  * event acknowledged, and the cursor goes on. Writes and redeliveries run on this node's one letters thread, off
  * the NATS and HTTP threads. The counts are this node's: a cluster's are the sum over its nodes.
  *
- * <p>A subscription is never paused in cluster mode ({@code push.pause-after-dead-letters} is refused at the
- * start): {@link #resume} finds nothing to resume.
+ * <p>After {@code push.pause-after-dead-letters} letters in a row the subscription is paused on every node
+ * ({@link SharedPauses}) until a sysop resumes it or redelivers its letters.
  */
 final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(SharedDeadLetters.class);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(2);
 
     private final DeadLetterBucket bucket;
+    private final SharedPauses pauses;
     private final StreamReader reader;
     private final PushSender sender;
     private final PushConfig config;
@@ -45,8 +52,10 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
     private final SubscriptionCounters setAside = new SubscriptionCounters();
     private final SubscriptionCounters dropped = new SubscriptionCounters();
 
-    SharedDeadLetters(DeadLetterBucket bucket, StreamReader reader, PushSender sender, PushConfig config) {
-        this.bucket = bucket;
+    SharedDeadLetters(KeyValue store, JetStreamManagement management, StreamReader reader, PushSender sender,
+                      PushConfig config) {
+        this.bucket = new DeadLetterBucket(store, management);
+        this.pauses = new SharedPauses(store, management, cursors::get);
         this.reader = reader;
         this.sender = sender;
         this.config = config;
@@ -58,8 +67,17 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
                 System.currentTimeMillis());
     }
 
-    /** A cursor of this node: its subscription's letters may be redelivered from here. */
+    /** Puts every node's pauses in effect here; before the subscriptions are loaded. */
+    void watchPauses() throws IOException {
+        pauses.watch();
+    }
+
+    /**
+     * A cursor of this node, not yet following its topic: paused if its subscription is, and its letters may be
+     * redelivered from here.
+     */
     void register(long subscriptionId, PushCursor cursor) {
+        cursor.paused(pauses.reason(subscriptionId));
         cursors.put(subscriptionId, cursor);
     }
 
@@ -77,11 +95,11 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
                 try {
                     if (bucket.create(letter(subscriptionId, eventId, eventType, why))) {
                         setAside.add(subscriptionId, 1);
-                        dropped.add(subscriptionId, bucket.trim(subscriptionId, config.deadLetterMax()));
                         LOG.warn("push subscription {} to {}: event {} ({}) was tried {} times, the last refused for"
                                 + " good ({}); it is set aside on the subscription's dead-letter list"
                                 + " (eventhandler_push_dead_letters_total) and the next event is sent", subscriptionId,
                                 cursor.currentRules().target(), eventId, eventType, tries, why);
+                        pauseIfInARow(cursor, eventId, why, kept(subscriptionId));
                     }
                 } catch (RuntimeException e) {
                     LOG.debug("push subscription {}: event {} cannot be set aside now ({}); the stream sends it again",
@@ -94,6 +112,49 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
         } catch (RejectedExecutionException e) {
             notTaken.run(); // the node stops
         }
+    }
+
+    /** Cuts a subscription's list to push.dead-letter-max, the lowest ids dropped (counted). @return those kept */
+    private List<Long> kept(long subscriptionId) {
+        List<Long> ids = bucket.eventIds(subscriptionId);
+        int over = Math.max(0, ids.size() - config.deadLetterMax());
+        dropped.add(subscriptionId, bucket.remove(subscriptionId, ids.subList(0, over)));
+        return ids.subList(over, ids.size());
+    }
+
+    /**
+     * Pauses the subscription if its last push.pause-after-dead-letters letters, since it was last resumed, are
+     * events of its topic in a row: the stream holds no event of the topic between them, so none was taken between.
+     */
+    private void pauseIfInARow(PushCursor cursor, long eventId, FailedPost why, List<Long> letters) {
+        int pauseAfter = config.pauseAfterDeadLetters();
+        long subscriptionId = cursor.subscriptionId();
+        String topic = cursor.topic();
+        if (pauseAfter == 0 || topic == null || pauses.reason(subscriptionId) != null) {
+            return;
+        }
+        long start = pauses.rowStart(subscriptionId);
+        List<Long> row = letters.stream().filter(id -> id > start && id <= eventId).toList();
+        if (row.size() < pauseAfter) {
+            return;
+        }
+        row = row.subList(row.size() - pauseAfter, row.size());
+        String reason = pauseAfter + " events in a row were refused for good and set aside (push"
+                + ".pause-after-dead-letters), the last with " + why;
+        try {
+            for (int i = 1; i < row.size(); i++) {
+                if (reader.nextOfTopic(row.get(i - 1), topic) != row.get(i)) {
+                    return;
+                }
+            }
+            pauses.pause(subscriptionId, reason);
+        } catch (RuntimeException e) {
+            LOG.warn("push subscription {} cannot be paused now ({}): {}", subscriptionId, e.getMessage(), reason);
+            return;
+        }
+        LOG.warn("push subscription {} to {} is paused on every node: {}. Its events wait in the cluster's stream; a"
+                + " sysop resumes it with POST /eventhandler/mgmt/subscriptions/{}/resume", subscriptionId,
+                cursor.currentRules().target(), reason, subscriptionId);
     }
 
     /**
@@ -112,6 +173,7 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
             thread.execute(() -> {
                 try {
                     bucket.removeAll(subscriptionId);
+                    pauses.forget(subscriptionId);
                 } catch (RuntimeException e) {
                     LOG.warn("the dead letters of deleted push subscription {} cannot be removed now: {}",
                             subscriptionId, e.getMessage());
@@ -171,12 +233,23 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
         for (long id : ids) {
             (id < first ? notInLog : redelivery.add(id) ? queued : alreadyQueued).add(id);
         }
+        resumeAfterLetters(subscriptionId);
         return Optional.of(new RedeliveryResponse(queued, alreadyQueued, notInLog, 0));
     }
 
+    /** Resumes a paused subscription on every node; the letters it has count toward no later pause. */
     @Override
     public Optional<Boolean> resume(long subscriptionId) {
-        return cursors.containsKey(subscriptionId) ? Optional.of(false) : Optional.empty();
+        if (!cursors.containsKey(subscriptionId)) {
+            return Optional.empty();
+        }
+        return Optional.of(pauses.reason(subscriptionId) != null && resumeAfterLetters(subscriptionId));
+    }
+
+    /** @return whether it was paused */
+    private boolean resumeAfterLetters(long subscriptionId) {
+        List<Long> ids = bucket.eventIds(subscriptionId);
+        return pauses.resume(subscriptionId, ids.isEmpty() ? 0 : ids.get(ids.size() - 1));
     }
 
     @Override
@@ -189,14 +262,27 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
         return dropped.sums();
     }
 
+    /** The cluster's paused subscriptions, as this node sees them. */
     @Override
     public int paused() {
-        return 0;
+        return pauses.count();
     }
 
-    /** The node stops: writes not yet made are left to the stream, which sends their events again. */
+    /**
+     * The node stops: the letters thread finishes what it was given, for up to the stop's wait; a write not made by
+     * then is left to the stream, which sends its event again. No redelivery goes on.
+     */
     @Override
     public void close() {
-        thread.shutdownNow();
+        redeliveries.values().forEach(LetterRedelivery::close);
+        thread.shutdown();
+        try {
+            if (!thread.awaitTermination(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                thread.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            thread.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -87,8 +87,6 @@ final class IneffectiveSettings {
                     + " stream (cluster.*), not a database");
             refuseAny(set, PUSH_QUEUE_KEYS, "cluster.enabled is true: " + cursorDelivery("the cluster's stream",
                     "cluster.retention-*"));
-            refuseAny(set, List.of("push.pause-after-dead-letters"), "cluster.enabled is true: a cluster's push"
-                    + " subscription is never paused; its dead letters are set aside and the cursor goes on");
         }
         if (!config.cluster().enabled() && config.storeMode() != EventHandlerConfig.StoreMode.OFF) {
             String cursor = cursorDelivery("the event log", "store.retention-*");

@@ -1,6 +1,8 @@
 package eu.arrowhead.eventhandler.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
@@ -30,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * Dead letters in cluster mode, two Event Handler nodes on a nats-server: a push subscriber that refuses one event
  * for good gets every other event in order, and the refused one is on the list every node sees, across a node's
  * restart; any node redelivers it (kept, with the new answer, while the subscriber still refuses it; gone once it
- * takes it) and drops it; the list keeps push.dead-letter-max; a deleted subscription's letters go with it.
+ * takes it) and drops it; the list keeps push.dead-letter-max; a deleted subscription's letters go with it; a
+ * subscriber that refuses everything is paused on every node until resumed.
  */
 class ClusterDeadLetterTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -209,6 +212,54 @@ class ClusterDeadLetterTest {
                 Await.until("the deleted subscription's letters to go", WAIT, () -> keys(bucket).isEmpty());
             }
         }
+    }
+
+    /**
+     * A subscriber that refuses everything is paused on every node after push.pause-after-dead-letters in a row, stays
+     * paused across a node's restart, is sent nothing while paused, and gets the events held meanwhile once a sysop
+     * resumes it on any node.
+     */
+    @Test
+    void aSubscriberThatRefusesEverythingIsPausedOnEveryNodeUntilResumed() throws Exception {
+        startNodes("DLPAUSE", "push.poison-retries", "0", "push.pause-after-dead-letters", "3");
+        try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
+                payload -> payload.startsWith("poison") ? 400 : 200)) {
+            subscribe(subscriber);
+            for (int i = 0; i < 3; i++) {
+                nodes[i % 2].publish("c.dl", "poison" + i);
+            }
+            for (TestServer node : nodes) {
+                Await.until("every node to show the pause", WAIT, () -> paused(node));
+            }
+            JsonNode subscription = StandInSubscriber.read(nodes[1].get("/eventhandler/mgmt/subscriptions/1").body());
+            assertTrue(subscription.get("pausedReason").asText().contains("3 events in a row"),
+                    subscription.toString());
+            assertEquals(1, nodes[1].metric("eventhandler_push_paused_subscriptions"));
+
+            nodes[0].close();
+            nodes[0] = TestServer.start(settings[0]);
+            assertTrue(paused(nodes[0]), "kept across the node's restart");
+            nodes[0].publish("c.dl", "held");
+            nodes[1].publish("c.dl", "held too");
+            // An absence: nothing to wait for but the time in which a delivery would have come.
+            Thread.sleep(1000);
+            assertEquals(3, subscriber.requests(), "nothing sent while paused");
+
+            Reply resumed = nodes[0].post("/eventhandler/mgmt/subscriptions/1/resume", "");
+            assertEquals(200, resumed.statusCode(), resumed.body());
+            assertFalse(StandInSubscriber.read(resumed.body()).has("paused"), resumed.body());
+            subscriber.awaitEvents(2);
+            assertEquals(List.of("held", "held too"), subscriber.payloads());
+            for (TestServer node : nodes) {
+                Await.until("every node to show it resumed", WAIT, () -> !paused(node));
+            }
+            assertEquals(3, count(nodes[1]));
+        }
+    }
+
+    private static boolean paused(TestServer node) {
+        return StandInSubscriber.read(node.get("/eventhandler/mgmt/subscriptions/1").body()).path("paused")
+                .asBoolean(false);
     }
 
     private static List<String> keys(KeyValue bucket) {
