@@ -69,8 +69,8 @@ final class PushCursor implements PushDelivery {
     private ConsumerContext cursor;
     /** Its pulls, while it follows a topic and is not paused; guarded by this. */
     private MessageConsumer consumer;
-    /** Why the subscription is paused, or {@code null}; guarded by this. */
-    private String pausedBecause;
+    /** Why the subscription is paused, or {@code null}; written under this, read by the deliveries without it. */
+    private volatile String pausedBecause;
 
     /**
      * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
@@ -148,7 +148,7 @@ final class PushCursor implements PushDelivery {
     }
 
     @Override
-    public synchronized String pausedBecause() {
+    public String pausedBecause() {
         return pausedBecause;
     }
 
