@@ -98,7 +98,7 @@ public final class DeadLettersResource {
     @Produces(MediaType.APPLICATION_JSON)
     public SubscriptionResponse resume(@PathParam("id") String id) {
         long subscription = existing(id);
-        letters.resume(subscription).orElseThrow(() -> unknown(subscription));
+        stored(() -> letters.resume(subscription)).orElseThrow(() -> unknown(subscription));
         return subscriptions.get(subscription).orElseThrow(() -> unknown(subscription));
     }
 
