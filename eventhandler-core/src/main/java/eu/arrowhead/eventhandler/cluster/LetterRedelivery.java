@@ -97,12 +97,7 @@ final class LetterRedelivery {
         try {
             event = reader.event(eventId);
         } catch (RuntimeException e) {
-            int left;
-            synchronized (this) {
-                left = waiting.size() + 1;
-                waiting.clear();
-                sending = 0;
-            }
+            int left = end() + 1;
             LOG.warn("push subscription {}: the cluster's stream cannot be read now ({}); the redelivery of its {} dead"
                     + " letters left ends, and they stay listed", subscriptionId, e.getMessage(), left);
             return;
@@ -121,22 +116,38 @@ final class LetterRedelivery {
     /** On an I/O thread: the rest on the letters' thread. */
     private void answered(long eventId, String eventType, FailedPost why) {
         try {
-            thread.execute(() -> {
-                try {
-                    if (why == null) {
-                        bucket.remove(subscriptionId, eventId);
-                    } else {
-                        bucket.replace(SharedDeadLetters.letter(subscriptionId, eventId, eventType, why));
-                    }
-                } catch (RuntimeException e) {
-                    LOG.warn("push subscription {}: dead letter {} was redelivered ({}), but its list cannot be"
-                            + " updated now ({})", subscriptionId, eventId, why == null ? "taken" : why,
-                            e.getMessage());
-                }
-                send();
-            });
+            thread.execute(() -> listAnswer(eventId, eventType, why));
         } catch (RejectedExecutionException e) {
             close();
         }
+    }
+
+    /**
+     * Takes the letter off the list or keeps it with its new answer, and goes on to the next; if the list cannot be
+     * written now, the redelivery ends there (said once): the rest would fail alike.
+     */
+    private void listAnswer(long eventId, String eventType, FailedPost why) {
+        try {
+            if (why == null) {
+                bucket.remove(subscriptionId, eventId);
+            } else {
+                bucket.replace(SharedDeadLetters.letter(subscriptionId, eventId, eventType, why));
+            }
+        } catch (RuntimeException e) {
+            int left = end();
+            LOG.warn("push subscription {}: dead letter {} was redelivered ({}), but its list cannot be updated now"
+                    + " ({}); the redelivery of its {} dead letters left ends, and they stay listed", subscriptionId,
+                    eventId, why == null ? "taken" : why, e.getMessage(), left);
+            return;
+        }
+        send();
+    }
+
+    /** Ends the redelivery under way. @return how many letters it had left to send */
+    private synchronized int end() {
+        int left = waiting.size();
+        waiting.clear();
+        sending = 0;
+        return left;
     }
 }
