@@ -168,7 +168,8 @@ public final class ClusterNode implements AutoCloseable {
         }
         Dispatcher dispatcher = connection.nats().createDispatcher();
         SharedDeadLetters shared = new SharedDeadLetters(letterBucket, management, reader, sender, push);
-        shared.watchPauses();
+        shared.watchPauses(config.timeout());
+        shared.sweep(subscriptions::ids);
         deadLetters = shared;
         return (id, rules) -> {
             PushCursor cursor = new PushCursor(id, stream, dispatcher, messages, sender, push, shared, rules);

@@ -7,11 +7,12 @@ import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.KeyValue;
-import io.nats.client.PurgeOptions;
 import io.nats.client.api.KeyValueEntry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The push subscriptions' dead letters in a JetStream key-value bucket every node shares
@@ -27,12 +28,10 @@ final class DeadLetterBucket {
 
     private final KeyValue bucket;
     private final JetStreamManagement management;
-    private final String name;
 
     DeadLetterBucket(KeyValue bucket, JetStreamManagement management) {
         this.bucket = bucket;
         this.management = management;
-        this.name = bucket.getBucketName();
     }
 
     /** The bucket's name beside {@code stream}. */
@@ -89,13 +88,29 @@ final class DeadLetterBucket {
     /** The event ids on a subscription's list, in order. */
     List<Long> eventIds(long subscriptionId) {
         String prefix = subscriptionId + ".";
-        try {
-            List<Long> ids = new ArrayList<>();
-            for (String key : bucket.keys(prefix + ">")) {
-                ids.add(Long.parseLong(key.substring(prefix.length())));
+        List<Long> ids = new ArrayList<>();
+        for (String key : keys(prefix + ">")) {
+            ids.add(Long.parseLong(key.substring(prefix.length())));
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    /** The subscriptions that have letters listed. */
+    Set<Long> subscriptionIds() {
+        Set<Long> ids = new TreeSet<>();
+        for (String key : keys(">")) {
+            String owner = key.substring(0, Math.max(0, key.indexOf('.')));
+            if (!owner.isEmpty() && owner.chars().allMatch(Character::isDigit)) {
+                ids.add(Long.parseLong(owner)); // not paused.<id> or row-start.<id> (SharedPauses)
             }
-            ids.sort(null);
-            return ids;
+        }
+        return ids;
+    }
+
+    private List<String> keys(String filter) {
+        try {
+            return bucket.keys(filter);
         } catch (IOException | JetStreamApiException e) {
             throw failed("read", e);
         } catch (InterruptedException e) {
@@ -164,7 +179,7 @@ final class DeadLetterBucket {
 
     private long purge(String keys) {
         try {
-            return management.purgeStream("KV_" + name, PurgeOptions.subject("$KV." + name + "." + keys)).getPurged();
+            return SharedBucket.purge(management, bucket, keys);
         } catch (IOException | JetStreamApiException e) {
             throw failed("removed", e);
         }

@@ -50,9 +50,12 @@ final class PushCursor implements PushDelivery {
     /**
      * A pull asks for several events although the cursor lets only one be in flight: the stream then hands each
      * next event to an open pull as soon as the last is acknowledged. (A pull of one is answered with one event,
-     * and the client asks again only when the pull expires, 30 s later.)
+     * and the client asks again only when the pull expires.) It expires after {@link #PULL_EXPIRY}, not the client's
+     * 30 s: a pull open when the subscription pauses takes events until then, each handed back unsent.
      */
-    private static final ConsumeOptions PULL = ConsumeOptions.builder().batchSize(64).build();
+    private static final Duration PULL_EXPIRY = Duration.ofSeconds(5);
+    private static final ConsumeOptions PULL = ConsumeOptions.builder().batchSize(64)
+            .expiresIn(PULL_EXPIRY.toMillis()).build();
 
     private final long subscriptionId;
     private final String name;
@@ -147,9 +150,10 @@ final class PushCursor implements PushDelivery {
         }
     }
 
+    /** As this node knows the cluster's pause, which its pulls follow on the letters' thread. */
     @Override
     public String pausedBecause() {
-        return pausedBecause;
+        return letters.pauseReason(subscriptionId);
     }
 
     /** The topic it follows now, or {@code null}. */
@@ -192,6 +196,7 @@ final class PushCursor implements PushDelivery {
     public synchronized void close() {
         stopPulling();
         cursor = null;
+        topicKey = null;
         deleteCursor();
         letters.forget(subscriptionId, this);
     }
@@ -212,10 +217,12 @@ final class PushCursor implements PushDelivery {
     }
 
     private void deliver(Message message) {
-        if (pausedBecause() != null) {
+        if (pausedBecause != null) {
             // A pull open when it paused still takes events until it expires: each is handed back, not sent, and
-            // offered again after the longest retry pause, until the pulls have ended or the subscription resumed.
-            message.nakWithDelay(config.retryMaxBackoff());
+            // offered again no sooner than the pull has expired, so that each comes to it once (its delivery count,
+            // its tries, raised once), until the subscription resumes.
+            Duration later = config.retryMaxBackoff();
+            message.nakWithDelay(later.compareTo(PULL_EXPIRY) < 0 ? PULL_EXPIRY : later);
             return;
         }
         long id = message.metaData().streamSequence();

@@ -6,9 +6,12 @@ import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import eu.arrowhead.eventhandler.push.DeadLetterLists;
 import eu.arrowhead.eventhandler.push.DeadLetters;
 import eu.arrowhead.eventhandler.push.FailedPost;
+import eu.arrowhead.eventhandler.push.PushRules;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.SubscriptionCounters;
 import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
+import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.KeyValue;
 import java.io.IOException;
@@ -18,11 +21,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,7 +60,7 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
     SharedDeadLetters(KeyValue store, JetStreamManagement management, StreamReader reader, PushSender sender,
                       PushConfig config) {
         this.bucket = new DeadLetterBucket(store, management);
-        this.pauses = new SharedPauses(store, management, cursors::get);
+        this.pauses = new SharedPauses(store, management, cursors::get, thread);
         this.reader = reader;
         this.sender = sender;
         this.config = config;
@@ -68,8 +73,33 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
     }
 
     /** Puts every node's pauses in effect here; before the subscriptions are loaded. */
-    void watchPauses() throws IOException {
-        pauses.watch();
+    void watchPauses(Duration timeout) throws IOException {
+        pauses.watch(timeout);
+    }
+
+    /**
+     * Removes, on the letters' thread, the letters and pauses of subscriptions that are gone: a node that stopped
+     * while one was deleted, or a write that raced a delete, may have left them.
+     *
+     * @param existing the ids of the subscriptions there are, read after the bucket's keys
+     */
+    void sweep(Supplier<Set<Long>> existing) {
+        try {
+            thread.execute(() -> {
+                try {
+                    Set<Long> letters = bucket.subscriptionIds();
+                    Set<Long> paused = pauses.subscriptionIds();
+                    Set<Long> there = existing.get();
+                    letters.stream().filter(id -> !there.contains(id)).forEach(bucket::removeAll);
+                    paused.stream().filter(id -> !there.contains(id)).forEach(pauses::forget);
+                } catch (RuntimeException e) {
+                    LOG.warn("the dead letters of deleted push subscriptions cannot be looked for now: {}",
+                            e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // The node stops.
+        }
     }
 
     /**
@@ -77,8 +107,14 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
      * redelivered from here.
      */
     void register(long subscriptionId, PushCursor cursor) {
-        cursor.paused(pauses.reason(subscriptionId));
         cursors.put(subscriptionId, cursor);
+        cursor.paused(pauses.reason(subscriptionId));
+        pauses.tell(subscriptionId); // after a change that came between the two lines above
+    }
+
+    /** Why a subscription is paused, as this node knows, or {@code null}. */
+    String pauseReason(long subscriptionId) {
+        return pauses.reason(subscriptionId);
     }
 
     /**
@@ -89,28 +125,51 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
      */
     void setAside(PushCursor cursor, long eventId, String eventType, FailedPost why, long tries, Runnable taken,
                   Runnable notTaken) {
-        long subscriptionId = cursor.subscriptionId();
         try {
-            thread.execute(() -> {
-                try {
-                    if (bucket.create(letter(subscriptionId, eventId, eventType, why))) {
-                        setAside.add(subscriptionId, 1);
-                        LOG.warn("push subscription {} to {}: event {} ({}) was tried {} times, the last refused for"
-                                + " good ({}); it is set aside on the subscription's dead-letter list"
-                                + " (eventhandler_push_dead_letters_total) and the next event is sent", subscriptionId,
-                                cursor.currentRules().target(), eventId, eventType, tries, why);
-                        pauseIfInARow(cursor, eventId, why, kept(subscriptionId));
-                    }
-                } catch (RuntimeException e) {
-                    LOG.debug("push subscription {}: event {} cannot be set aside now ({}); the stream sends it again",
-                            subscriptionId, eventId, e.getMessage());
-                    notTaken.run();
-                    return;
-                }
-                taken.run();
-            });
+            thread.execute(() -> write(cursor, eventId, eventType, why, tries, taken, notTaken));
         } catch (RejectedExecutionException e) {
             notTaken.run(); // the node stops
+        }
+    }
+
+    /** On the letters' thread. */
+    private void write(PushCursor cursor, long eventId, String eventType, FailedPost why, long tries, Runnable taken,
+                       Runnable notTaken) {
+        long subscriptionId = cursor.subscriptionId();
+        if (cursors.get(subscriptionId) != cursor) {
+            // Deleted while its POST was under way: its letters went before this one could be written, and its
+            // cursor with them. (forget's removal runs after this on this thread: what is written here goes too.)
+            LOG.debug("push subscription {} was deleted while its event {} was being set aside: not listed",
+                    subscriptionId, eventId);
+            return;
+        }
+        boolean created;
+        try {
+            created = bucket.create(letter(subscriptionId, eventId, eventType, why));
+        } catch (RuntimeException e) {
+            LOG.debug("push subscription {}: event {} cannot be set aside now ({}); the stream sends it again",
+                    subscriptionId, eventId, e.getMessage());
+            notTaken.run();
+            return;
+        }
+        if (created) {
+            setAside.add(subscriptionId, 1);
+            LOG.warn("push subscription {} to {}: event {} ({}) was tried {} times, the last refused for good ({}); it"
+                    + " is set aside on the subscription's dead-letter list (eventhandler_push_dead_letters_total) and"
+                    + " the next event is sent", subscriptionId, cursor.currentRules().target(), eventId, eventType,
+                    tries, why);
+            cutAndPause(cursor, eventId, why);
+        }
+        // Listed, so taken whatever came after: sent again by the stream, it would be sent twice by a redelivery.
+        taken.run();
+    }
+
+    private void cutAndPause(PushCursor cursor, long eventId, FailedPost why) {
+        try {
+            pauseIfInARow(cursor, eventId, why, kept(cursor.subscriptionId()));
+        } catch (RuntimeException e) {
+            LOG.warn("push subscription {}: its dead-letter list cannot be cut to push.dead-letter-max or its pause"
+                    + " decided now: {}", cursor.subscriptionId(), e.getMessage());
         }
     }
 
@@ -124,7 +183,10 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
 
     /**
      * Pauses the subscription if its last push.pause-after-dead-letters letters, since it was last resumed, are
-     * events of its topic in a row: the stream holds no event of the topic between them, so none was taken between.
+     * events of its topic in a row: the stream holds no event between them that the subscription's rules pass, so
+     * none was taken between. The row is read from the list, so it is never longer than push.dead-letter-max (the
+     * configuration refuses a longer one). Checked from the newest pair back: a row broken near its end costs one
+     * read of the stream, and each event its rules filter out between two letters one more.
      */
     private void pauseIfInARow(PushCursor cursor, long eventId, FailedPost why, List<Long> letters) {
         int pauseAfter = config.pauseAfterDeadLetters();
@@ -142,12 +204,13 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
         String reason = pauseAfter + " events in a row were refused for good and set aside (push"
                 + ".pause-after-dead-letters), the last with " + why;
         try {
-            for (int i = 1; i < row.size(); i++) {
-                if (reader.nextOfTopic(row.get(i - 1), topic) != row.get(i)) {
+            for (int i = row.size() - 1; i > 0; i--) {
+                if (sentBetween(row.get(i - 1), row.get(i), topic, cursor.currentRules())) {
                     return;
                 }
             }
             pauses.pause(subscriptionId, reason);
+            cursor.paused(pauses.reason(subscriptionId)); // before its event is taken: no next one is pulled here
         } catch (RuntimeException e) {
             LOG.warn("push subscription {} cannot be paused now ({}): {}", subscriptionId, e.getMessage(), reason);
             return;
@@ -155,6 +218,18 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
         LOG.warn("push subscription {} to {} is paused on every node: {}. Its events wait in the cluster's stream; a"
                 + " sysop resumes it with POST /eventhandler/mgmt/subscriptions/{}/resume", subscriptionId,
                 cursor.currentRules().target(), reason, subscriptionId);
+    }
+
+    /** Whether the stream holds an event of the topic between two ids that the rules pass (it was sent). */
+    private boolean sentBetween(long afterId, long beforeId, String topic, PushRules rules) {
+        for (long id = reader.nextOfTopic(afterId, topic); id != 0 && id < beforeId;
+                id = reader.nextOfTopic(id, topic)) {
+            IncomingEvent event = reader.event(id);
+            if (event != null && rules.passes(PublishedEvent.logged(id, event))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -243,7 +318,7 @@ final class SharedDeadLetters implements DeadLetterLists, AutoCloseable {
         if (!cursors.containsKey(subscriptionId)) {
             return Optional.empty();
         }
-        return Optional.of(pauses.reason(subscriptionId) != null && resumeAfterLetters(subscriptionId));
+        return Optional.of(resumeAfterLetters(subscriptionId));
     }
 
     /** @return whether it was paused */

@@ -17,7 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,6 +64,22 @@ final class SharedSubscriptions implements SubscriptionStore {
             }
             all.sort(Comparator.comparingLong(StoredSubscription::id));
             return all;
+        } catch (IOException | JetStreamApiException e) {
+            throw new IllegalStateException("the cluster's push subscriptions cannot be read: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the cluster's push subscriptions", e);
+        }
+    }
+
+    /** The ids of the subscriptions there are; blocking. */
+    Set<Long> ids() {
+        try {
+            Set<Long> ids = new HashSet<>();
+            for (String key : bucket.keys(PREFIX + ">")) {
+                ids.add(Long.parseLong(key.substring(PREFIX.length())));
+            }
+            return ids;
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("the cluster's push subscriptions cannot be read: " + e.getMessage(), e);
         } catch (InterruptedException e) {

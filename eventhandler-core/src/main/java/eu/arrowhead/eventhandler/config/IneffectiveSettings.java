@@ -87,6 +87,14 @@ final class IneffectiveSettings {
                     + " stream (cluster.*), not a database");
             refuseAny(set, PUSH_QUEUE_KEYS, "cluster.enabled is true: " + cursorDelivery("the cluster's stream",
                     "cluster.retention-*"));
+            PushConfig push = config.push();
+            if (push.pauseAfterDeadLetters() > push.deadLetterMax()) {
+                // The cluster counts a row of letters on the shared list, which keeps no more: it would never pause.
+                throw new ConfigException("push.pause-after-dead-letters=" + push.pauseAfterDeadLetters()
+                        + " is more than push.dead-letter-max=" + push.deadLetterMax() + ": in cluster mode a row of"
+                        + " letters is counted on the list, which keeps no more; raise push.dead-letter-max or lower"
+                        + " push.pause-after-dead-letters (0 never pauses)");
+            }
         }
         if (!config.cluster().enabled() && config.storeMode() != EventHandlerConfig.StoreMode.OFF) {
             String cursor = cursorDelivery("the event log", "store.retention-*");

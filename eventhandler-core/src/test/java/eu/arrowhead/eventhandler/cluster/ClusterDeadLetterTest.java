@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -13,12 +14,18 @@ import eu.arrowhead.eventhandler.testing.NatsCluster;
 import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
 import io.nats.client.KeyValue;
 import io.nats.client.Nats;
+import io.nats.client.api.ConsumerInfo;
+import io.nats.client.api.KeyValueConfiguration;
+import io.nats.client.api.StorageType;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.junit.jupiter.api.AfterAll;
@@ -143,6 +150,9 @@ class ClusterDeadLetterTest {
             assertEquals("c.dl", letter.get("eventType").asText());
             assertEquals(400, letter.get("status").asInt());
             assertEquals("refused with 400", letter.get("answer").asText());
+            // Counted and said after the letter is written, which another node may list first.
+            Await.until("the letter is counted", WAIT,
+                    () -> counted("eventhandler_push_dead_letters_total{subscription=\"1\"}") >= 1);
             assertEquals(1, counted("eventhandler_push_dead_letters_total{subscription=\"1\"}"));
             assertEquals(1, lines.list.stream().filter(line -> line.getFormattedMessage().contains("set aside"))
                     .count(), "said once, not per try");
@@ -189,7 +199,7 @@ class ClusterDeadLetterTest {
 
     @Test
     void theListKeepsTheNewestLettersAndGoesWithItsSubscription() throws Exception {
-        startNodes("DLBOUND", "push.dead-letter-max", "2");
+        startNodes("DLBOUND", "push.dead-letter-max", "2", "push.pause-after-dead-letters", "0");
         try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
                 payload -> payload.startsWith("poison") ? 400 : 200)) {
             subscribe(subscriber);
@@ -239,10 +249,19 @@ class ClusterDeadLetterTest {
             nodes[0].close();
             nodes[0] = TestServer.start(settings[0]);
             assertTrue(paused(nodes[0]), "kept across the node's restart");
-            nodes[0].publish("c.dl", "held");
-            nodes[1].publish("c.dl", "held too");
-            // An absence: nothing to wait for but the time in which a delivery would have come.
-            Thread.sleep(1000);
+            try (StandInSubscriber witness = StandInSubscriber.healthy();
+                 Connection connection = Nats.connect(nats.url(0))) {
+                Reply subscribed = nodes[1].post("/eventhandler/subscribe",
+                        witness.subscription("witness", "c.dl", ""));
+                assertEquals(200, subscribed.statusCode(), subscribed.body());
+                nodes[0].publish("c.dl", "held");
+                nodes[1].publish("c.dl", "held too");
+                // An absence, witnessed: the same events reached another subscriber, and the paused one's cursor
+                // still holds both, not taken.
+                witness.awaitEvents(2);
+                JetStreamManagement jsm = connection.jetStreamManagement();
+                Await.until("the paused cursor to hold the two events", WAIT, () -> held(jsm) == 2);
+            }
             assertEquals(3, subscriber.requests(), "nothing sent while paused");
 
             Reply resumed = nodes[0].post("/eventhandler/mgmt/subscriptions/1/resume", "");
@@ -254,6 +273,79 @@ class ClusterDeadLetterTest {
                 Await.until("every node to show it resumed", WAIT, () -> !paused(node));
             }
             assertEquals(3, count(nodes[1]));
+        }
+    }
+
+    /**
+     * A subscription deleted while its subscriber's refusal is on its way leaves no letter and no pause behind (the
+     * refusal's letter is not written), and a node's start removes what a deleted subscription left in the bucket.
+     */
+    @Test
+    void aSubscriptionDeletedWhileALetterIsWrittenLeavesNoKeys() throws Exception {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        ch.qos.logback.classic.Logger logger =
+                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(SharedDeadLetters.class);
+        Level level = logger.getLevel();
+        logger.setLevel(Level.DEBUG);
+        logger.addAppender(lines);
+        try (Connection connection = Nats.connect(nats.url(0))) {
+            connection.keyValueManagement().create(KeyValueConfiguration.builder().name("DLGONE_DEAD_LETTERS")
+                    .storageType(StorageType.File).maxHistoryPerKey(1).build());
+            KeyValue bucket = connection.keyValue("DLGONE_DEAD_LETTERS");
+            for (String key : List.of("99.5", "paused.99", "row-start.99")) {
+                bucket.put(key, "left by deleted subscription 99".getBytes(StandardCharsets.UTF_8));
+            }
+            startNodes("DLGONE", "push.poison-retries", "0", "push.pause-after-dead-letters", "1");
+            Await.until("a node's start to remove what a deleted subscription left", WAIT, () -> keys(bucket).isEmpty());
+
+            List<Throwable> failures = new CopyOnWriteArrayList<>();
+            try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(payload -> {
+                try {
+                    unsubscribeEverywhere();
+                } catch (RuntimeException | AssertionError e) {
+                    failures.add(e);
+                }
+                return 400;
+            })) {
+                subscribe(subscriber);
+                nodes[0].publish("c.dl", "poison");
+                Await.until("the refusal of a deleted subscription's event to reach its node", WAIT,
+                        () -> lines.list.stream().anyMatch(line -> line.getFormattedMessage().contains("not listed")));
+                assertEquals(List.of(), failures, "the subscription deleted during its POST");
+                assertEquals(List.of(), keys(bucket), "no letter, no pause");
+                assertEquals(0, counted("eventhandler_push_dead_letters_total{subscription=\"1\"}"));
+            }
+        } finally {
+            logger.detachAppender(lines);
+            logger.setLevel(level);
+        }
+    }
+
+    /** Deletes subscription 1 and waits until no node has it (nor its cursor). */
+    private void unsubscribeEverywhere() {
+        Reply deleted = nodes[1].send(new HttpDelete(nodes[1].uri(
+                "/eventhandler/unsubscribe?event_type=c.dl&system_name=consumer")));
+        assertEquals(200, deleted.statusCode(), deleted.body());
+        try {
+            for (TestServer node : nodes) {
+                // Unknown: 400 INVALID_PARAMETER, as Arrowhead 4.x answers.
+                Await.until("no node to have subscription 1", WAIT,
+                        () -> node.get("/eventhandler/mgmt/subscriptions/1").statusCode() == 400);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Events the paused subscription's cursor holds, not yet delivered or not yet acknowledged. */
+    private static long held(JetStreamManagement jsm) {
+        try {
+            ConsumerInfo info = jsm.getConsumerInfo("DLPAUSE", "eventhandler-push-1");
+            return info.getNumPending() + info.getNumAckPending();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
