@@ -111,6 +111,24 @@ class ClusterDeadLetterTest {
         return StandInSubscriber.read(reply.body());
     }
 
+    /** What SharedDeadLetters logs from now on, at this level (or its own: null) and above. */
+    private static ListAppender<ILoggingEvent> listen(Level level) {
+        ListAppender<ILoggingEvent> lines = new ListAppender<>();
+        lines.start();
+        letterLog().setLevel(level);
+        letterLog().addAppender(lines);
+        return lines;
+    }
+
+    private static void stopListening(ListAppender<ILoggingEvent> lines) {
+        letterLog().detachAppender(lines);
+        letterLog().setLevel(null);
+    }
+
+    private static ch.qos.logback.classic.Logger letterLog() {
+        return (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(SharedDeadLetters.class);
+    }
+
     private double counted(String series) {
         double sum = 0;
         for (TestServer node : nodes) {
@@ -121,11 +139,7 @@ class ClusterDeadLetterTest {
 
     @Test
     void aRefusedEventIsSetAsideSharedRedeliveredAndDroppedOnAnyNode() throws Exception {
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        ch.qos.logback.classic.Logger logger =
-                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(SharedDeadLetters.class);
-        logger.addAppender(lines);
+        ListAppender<ILoggingEvent> lines = listen(null);
         AtomicInteger refusal = new AtomicInteger(400);
         startNodes("DLMAIN");
         try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
@@ -193,7 +207,7 @@ class ClusterDeadLetterTest {
             subscriber.awaitEvents(12);
             assertEquals("last", subscriber.payloads().get(11));
         } finally {
-            logger.detachAppender(lines);
+            stopListening(lines);
         }
     }
 
@@ -282,13 +296,7 @@ class ClusterDeadLetterTest {
      */
     @Test
     void aSubscriptionDeletedWhileALetterIsWrittenLeavesNoKeys() throws Exception {
-        ListAppender<ILoggingEvent> lines = new ListAppender<>();
-        lines.start();
-        ch.qos.logback.classic.Logger logger =
-                (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(SharedDeadLetters.class);
-        Level level = logger.getLevel();
-        logger.setLevel(Level.DEBUG);
-        logger.addAppender(lines);
+        ListAppender<ILoggingEvent> lines = listen(Level.DEBUG);
         try (Connection connection = Nats.connect(nats.url(0))) {
             connection.keyValueManagement().create(KeyValueConfiguration.builder().name("DLGONE_DEAD_LETTERS")
                     .storageType(StorageType.File).maxHistoryPerKey(1).build());
@@ -317,8 +325,7 @@ class ClusterDeadLetterTest {
                 assertEquals(0, counted("eventhandler_push_dead_letters_total{subscription=\"1\"}"));
             }
         } finally {
-            logger.detachAppender(lines);
-            logger.setLevel(level);
+            stopListening(lines);
         }
     }
 
