@@ -81,7 +81,12 @@ class ClusterDeadLetterTest {
     }
 
     private void subscribe(StandInSubscriber subscriber) throws InterruptedException {
-        Reply subscribed = nodes[0].post("/eventhandler/subscribe", subscriber.subscription("consumer", "c.dl", ""));
+        subscribe(subscriber, "");
+    }
+
+    private void subscribe(StandInSubscriber subscriber, String extraFields) throws InterruptedException {
+        Reply subscribed = nodes[0].post("/eventhandler/subscribe",
+                subscriber.subscription("consumer", "c.dl", extraFields));
         assertEquals(200, subscribed.statusCode(), subscribed.body());
         for (TestServer node : nodes) {
             Await.until("every node to know subscription 1", WAIT,
@@ -239,7 +244,8 @@ class ClusterDeadLetterTest {
     }
 
     /**
-     * A subscriber that refuses everything is paused on every node after push.pause-after-dead-letters in a row, stays
+     * A subscriber that refuses everything it is sent (its filter passes) is paused on every node after
+     * push.pause-after-dead-letters in a row (events of the type it filters out do not break the row), stays
      * paused across a node's restart, is sent nothing while paused, and gets the events held meanwhile once a sysop
      * resumes it on any node.
      */
@@ -248,9 +254,13 @@ class ClusterDeadLetterTest {
         startNodes("DLPAUSE", "push.poison-retries", "0", "push.pause-after-dead-letters", "3");
         try (StandInSubscriber subscriber = StandInSubscriber.answeringPayloads(
                 payload -> payload.startsWith("poison") ? 400 : 200)) {
-            subscribe(subscriber);
+            subscribe(subscriber, "\"filterMetaData\":{\"unit\":\"celsius\"},\"matchMetaData\":true");
             for (int i = 0; i < 3; i++) {
-                nodes[i % 2].publish("c.dl", "poison" + i);
+                publishCelsius(nodes[i % 2], "poison" + i);
+                if (i < 2) {
+                    // Of its type, but not for this subscriber: not sent, so it does not break the row.
+                    nodes[i % 2].publish("c.dl", "fahrenheit" + i);
+                }
             }
             for (TestServer node : nodes) {
                 Await.until("every node to show the pause", WAIT, () -> paused(node));
@@ -268,8 +278,8 @@ class ClusterDeadLetterTest {
                 Reply subscribed = nodes[1].post("/eventhandler/subscribe",
                         witness.subscription("witness", "c.dl", ""));
                 assertEquals(200, subscribed.statusCode(), subscribed.body());
-                nodes[0].publish("c.dl", "held");
-                nodes[1].publish("c.dl", "held too");
+                publishCelsius(nodes[0], "held");
+                publishCelsius(nodes[1], "held too");
                 // An absence, witnessed: the same events reached another subscriber, and the paused one's cursor
                 // still holds both, not taken.
                 witness.awaitEvents(2);
@@ -344,6 +354,12 @@ class ClusterDeadLetterTest {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    private static void publishCelsius(TestServer node, String payload) {
+        Reply published = node.post("/eventhandler/publish", "{\"eventType\":\"c.dl\",\"payload\":\"" + payload
+                + "\",\"metaData\":{\"unit\":\"celsius\"}}");
+        assertEquals(200, published.statusCode(), published.body());
     }
 
     /** Events the paused subscription's cursor holds, not yet delivered or not yet acknowledged. */
