@@ -80,7 +80,8 @@ import org.slf4j.bridge.SLF4JBridgeHandler;
  * subscribers, one retention thread, HikariCP's housekeeper, and one thread for the push subscriptions' cursors in
  * the log ({@code eh-push-log}). With Service Registry registration on: one
  * registration thread and one for its HTTP client. In cluster mode the readers read the stream, and there are no
- * writer and no HikariCP; there is one cluster thread ({@code eh-cluster}) and the NATS client's own (its
+ * writer and no HikariCP; there is one cluster thread ({@code eh-cluster}), one for the push subscriptions' dead
+ * letters ({@code eh-dead-letters}, from the first one set aside or redelivered) and the NATS client's own (its
  * connection, and a dispatcher each for the stream's feed, the push subscriptions' cursors and the watch of
  * their bucket).
  */
@@ -254,7 +255,7 @@ public final class EventHandlerServer implements AutoCloseable {
                 .register(new EventsResource(backend.store(), config.storeQueryMaxEvents()))
                 .register(new TopicsResource(hub))
                 .register(new SubscriptionsResource(pushSubscriptions, authorizer))
-                .register(new DeadLettersResource(pushSubscriptions, backend.pushCursors()))
+                .register(new DeadLettersResource(pushSubscriptions, backend.deadLetterLists()))
                 .register(new MetricsResource(metrics))
                 .register(JacksonFeature.withoutExceptionMappers())
                 .register(new SharedJsonMapper())

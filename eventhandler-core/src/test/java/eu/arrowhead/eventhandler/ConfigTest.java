@@ -118,6 +118,8 @@ class ConfigTest {
         "store.mode=off,push.dead-letter-max=5                | push.dead-letter-max is set, but",
         "store.mode=off,push.pause-after-dead-letters=0       | push.pause-after-dead-letters is set, but",
         "push.dead-letter-max=0                               | push.dead-letter-max",
+        "cluster.enabled=true,cluster.nats-urls=nats://127.0.0.1:4222,push.dead-letter-max=5"
+                + " | push.pause-after-dead-letters=10 is more than push.dead-letter-max=5: in cluster mode",
         "push.retry-initial-millis=9000                       | push.retry-initial-millis (9000) is longer than push.retry-max-millis (5000)",
         "publish.max-request-bytes=1000                       | publish.max-payload-bytes (65536) is larger than publish.max-request-bytes (1000)",
     })
@@ -173,6 +175,17 @@ class ConfigTest {
                 "cluster.duplicate-window-seconds=120 is longer than cluster.retention-seconds=60");
         ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls", "nats://127.0.0.1:4222",
                 "cluster.retention-seconds", "0", "cluster.duplicate-window-seconds", "120"));
+    }
+
+    /** A cluster's cursors set dead letters aside and pause as a single node's do. */
+    @Test
+    void aClusterTakesTheDeadLetterSettings() {
+        EventHandlerConfig config = ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                "nats://127.0.0.1:4222", "push.poison-retries", "1", "push.dead-letter-max", "5",
+                "push.pause-after-dead-letters", "3"));
+        assertEquals(1, config.push().poisonRetries());
+        assertEquals(5, config.push().deadLetterMax());
+        assertEquals(3, config.push().pauseAfterDeadLetters());
     }
 
     @Test

@@ -7,6 +7,7 @@ import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
+import eu.arrowhead.eventhandler.push.DeadLetterLists;
 import eu.arrowhead.eventhandler.push.PushDelivery;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
@@ -18,6 +19,7 @@ import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
+import io.nats.client.KeyValue;
 import io.nats.client.StreamContext;
 import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.Replica;
@@ -52,7 +54,10 @@ public final class ClusterNode implements AutoCloseable {
     private final StreamMessages messages;
     private final StreamEventStore store;
     private final SharedSubscriptions subscriptions;
+    private final KeyValue letterBucket;
+    private final StreamReader reader;
     private final StreamEventLog log;
+    private volatile SharedDeadLetters deadLetters;
     private volatile Hub hub;
     private volatile StreamFeed feed;
     /** Set when the node is connected again: its feed's consumer may have gone with the server it lived on. */
@@ -63,13 +68,15 @@ public final class ClusterNode implements AutoCloseable {
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
                         StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
-                        StreamEventLog log) {
+                        KeyValue letterBucket, StreamReader reader, StreamEventLog log) {
         this.config = config;
         this.connection = connection;
         this.management = management;
         this.messages = messages;
         this.store = store;
         this.subscriptions = subscriptions;
+        this.letterBucket = letterBucket;
+        this.reader = reader;
         this.log = log;
     }
 
@@ -92,12 +99,16 @@ public final class ClusterNode implements AutoCloseable {
             SharedSubscriptions subscriptions = patiently("open the cluster's push subscriptions", deadline,
                     () -> SharedSubscriptions.open(connection.nats(), config.stream(), config.replicas(),
                             config.timeout()));
+            KeyValue letters = patiently("open the cluster's push dead letters", deadline,
+                    () -> SharedBucket.open(connection.nats(), DeadLetterBucket.name(config.stream()),
+                            config.replicas(), config.timeout(), "push dead letters"));
             StreamEventStore store = new StreamEventStore(connection, reader, subscriptions);
             StreamPublisher publisher = new StreamPublisher(connection, messages, config.stream(), config.timeout(),
                     config.duplicateWindow());
             StreamEventLog log = new StreamEventLog(connection, publisher, reader,
                     info.getStreamState().getLastSequence());
-            return new ClusterNode(config, connection, management, messages, store, subscriptions, log);
+            return new ClusterNode(config, connection, management, messages, store, subscriptions, letters, reader,
+                    log);
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
@@ -182,7 +193,20 @@ public final class ClusterNode implements AutoCloseable {
             throw new IOException("the cluster's stream cannot be read: " + e.getMessage(), e);
         }
         Dispatcher dispatcher = connection.nats().createDispatcher();
-        return (id, rules) -> new PushCursor(id, stream, dispatcher, messages, sender, push, rules);
+        SharedDeadLetters shared = new SharedDeadLetters(letterBucket, management, reader, sender, push);
+        shared.watchPauses(config.timeout());
+        shared.sweep(subscriptions::ids);
+        deadLetters = shared;
+        return (id, rules) -> {
+            PushCursor cursor = new PushCursor(id, stream, dispatcher, messages, sender, push, shared, rules);
+            shared.register(id, cursor);
+            return cursor;
+        };
+    }
+
+    /** The push subscriptions' dead letters, once {@link #pushDeliveries} made the cursors that set them aside. */
+    public DeadLetterLists deadLetters() {
+        return deadLetters;
     }
 
     /** Puts the other nodes' push subscription changes in effect on this node from now on. */
@@ -317,6 +341,10 @@ public final class ClusterNode implements AutoCloseable {
     @Override
     public void close() {
         ticker.shutdownNow();
+        SharedDeadLetters letters = deadLetters;
+        if (letters != null) {
+            letters.close();
+        }
         StreamFeed reading = feed;
         if (reading != null) {
             reading.close();

@@ -3,12 +3,14 @@ package eu.arrowhead.eventhandler.cluster;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import eu.arrowhead.eventhandler.push.FailedPost;
 import eu.arrowhead.eventhandler.push.PushDelivery;
 import eu.arrowhead.eventhandler.push.PushRules;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import io.nats.client.ConsumeOptions;
+import io.nats.client.ConsumerContext;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.Message;
@@ -35,6 +37,12 @@ import org.slf4j.LoggerFactory;
  * node delivering it dies, the stream gives the event to another node once its acknowledgement wait
  * (the POST's connect and response timeouts plus 5 s) has passed. Delivery is at least once: a subscriber
  * whose 2xx was lost with its node gets that event again.
+ *
+ * <p>An event its subscriber refuses for good ({@link FailedPost#permanent}) when the stream has delivered it more
+ * than {@code push.poison-retries} times is set aside on the subscription's dead-letter list that every node shares
+ * ({@link SharedDeadLetters}), and then acknowledged: the cursor goes on. The stream's delivery count is the count
+ * of tries, kept by the stream whichever node made them; it counts failures of every kind, so an event that failed
+ * with 5xx or no answer before its first refusal is set aside at that refusal already (redeliverable all the same).
  */
 final class PushCursor implements PushDelivery {
     private static final Logger LOG = LoggerFactory.getLogger(PushCursor.class);
@@ -42,41 +50,61 @@ final class PushCursor implements PushDelivery {
     /**
      * A pull asks for several events although the cursor lets only one be in flight: the stream then hands each
      * next event to an open pull as soon as the last is acknowledged. (A pull of one is answered with one event,
-     * and the client asks again only when the pull expires, 30 s later.)
+     * and the client asks again only when the pull expires.) It expires after {@link #PULL_EXPIRY}, not the client's
+     * 30 s: a pull open when the subscription pauses takes events until then, each handed back unsent.
      */
-    private static final ConsumeOptions PULL = ConsumeOptions.builder().batchSize(64).build();
+    private static final Duration PULL_EXPIRY = Duration.ofSeconds(5);
+    private static final ConsumeOptions PULL = ConsumeOptions.builder().batchSize(64)
+            .expiresIn(PULL_EXPIRY.toMillis()).build();
 
+    private final long subscriptionId;
     private final String name;
     private final StreamContext stream;
     private final Dispatcher dispatcher;
     private final StreamMessages messages;
     private final PushSender sender;
     private final PushConfig config;
+    private final SharedDeadLetters letters;
     private volatile PushRules rules;
     /** Guarded by this. */
     private String topicKey;
-    /** Guarded by this. */
+    /** The durable consumer while it follows a topic; guarded by this. */
+    private ConsumerContext cursor;
+    /** Its pulls, while it follows a topic and is not paused; guarded by this. */
     private MessageConsumer consumer;
+    /** Why the subscription is paused, or {@code null}; written under this, read by the deliveries without it. */
+    private volatile String pausedBecause;
 
     /**
      * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
      *                   asynchronous
      */
     PushCursor(long subscriptionId, StreamContext stream, Dispatcher dispatcher, StreamMessages messages,
-               PushSender sender, PushConfig config, PushRules rules) {
+               PushSender sender, PushConfig config, SharedDeadLetters letters, PushRules rules) {
+        this.subscriptionId = subscriptionId;
         this.name = "eventhandler-push-" + subscriptionId;
         this.stream = stream;
         this.dispatcher = dispatcher;
         this.messages = messages;
         this.sender = sender;
         this.config = config;
+        this.letters = letters;
         this.rules = rules;
+    }
+
+    long subscriptionId() {
+        return subscriptionId;
+    }
+
+    /** What the subscriber receives and where, now. */
+    PushRules currentRules() {
+        return rules;
     }
 
     /**
      * Creates the cursor (at the stream's end: a subscription receives what is published after it) or finds the
-     * one another node created, and starts pulling from it. A subscription that moved to another topic gets a new
-     * cursor.
+     * one another node created, and starts pulling from it unless the subscription is paused. A subscription that
+     * moved to another topic gets a new cursor.
      */
     @Override
     public synchronized void follow(String topic) {
@@ -86,12 +114,51 @@ final class PushCursor implements PushDelivery {
                 deleteCursor();
             }
             topicKey = topic;
-            consumer = stream.createOrUpdateConsumer(configuration(topic))
-                    .consume(PULL, dispatcher, this::deliver);
+            cursor = stream.createOrUpdateConsumer(configuration(topic));
+            pullUnlessPaused();
         } catch (IOException | JetStreamApiException e) {
             throw new UnavailableException("the push subscription's cursor in the cluster's stream cannot be set up"
                     + " now (" + e.getMessage() + "); try again");
         }
+    }
+
+    /** Under this. */
+    private void pullUnlessPaused() throws IOException, JetStreamApiException {
+        if (pausedBecause == null) {
+            consumer = cursor.consume(PULL, dispatcher, this::deliver);
+        }
+    }
+
+    /**
+     * The subscription was paused (why) or resumed ({@code null}), on any node ({@link SharedPauses}): this node
+     * stops pulling, or pulls again. A POST under way ends as it would.
+     */
+    synchronized void paused(String why) {
+        pausedBecause = why;
+        if (why != null) {
+            stopPulling();
+            return;
+        }
+        if (cursor == null || consumer != null) {
+            return;
+        }
+        try {
+            pullUnlessPaused();
+        } catch (IOException | JetStreamApiException e) {
+            LOG.warn("push subscription {} was resumed, but this node cannot pull from its cursor now ({}); the other"
+                    + " nodes deliver it", subscriptionId, e.getMessage());
+        }
+    }
+
+    /** As this node knows the cluster's pause, which its pulls follow on the letters' thread. */
+    @Override
+    public String pausedBecause() {
+        return letters.pauseReason(subscriptionId);
+    }
+
+    /** The topic it follows now, or {@code null}. */
+    synchronized String topic() {
+        return topicKey;
     }
 
     private ConsumerConfiguration configuration(String topic) {
@@ -110,6 +177,7 @@ final class PushCursor implements PushDelivery {
     public synchronized void unfollow(String topic) {
         if (topic.equals(topicKey)) {
             stopPulling();
+            cursor = null;
         }
     }
 
@@ -123,11 +191,14 @@ final class PushCursor implements PushDelivery {
         return 0;
     }
 
-    /** The subscription is gone: its cursor goes too (whichever node deletes it first). */
+    /** The subscription is gone: its cursor and its dead letters go too (whichever node deletes them first). */
     @Override
     public synchronized void close() {
         stopPulling();
+        cursor = null;
+        topicKey = null;
         deleteCursor();
+        letters.forget(subscriptionId, this);
     }
 
     private void stopPulling() {
@@ -146,6 +217,14 @@ final class PushCursor implements PushDelivery {
     }
 
     private void deliver(Message message) {
+        if (pausedBecause != null) {
+            // A pull open when it paused still takes events until it expires: each is handed back, not sent, and
+            // offered again no sooner than the pull has expired, so that each comes to it once (its delivery count,
+            // its tries, raised once), until the subscription resumes.
+            Duration later = config.retryMaxBackoff();
+            message.nakWithDelay(later.compareTo(PULL_EXPIRY) < 0 ? PULL_EXPIRY : later);
+            return;
+        }
         long id = message.metaData().streamSequence();
         IncomingEvent event;
         try {
@@ -159,15 +238,24 @@ final class PushCursor implements PushDelivery {
             message.ack();
             return;
         }
-        sender.postOnce(current.target(), EventEncoding.pushed(event.json()), why -> {
-            if (why == null) {
-                message.ack();
-            } else {
-                long attempt = message.metaData().deliveredCount();
-                LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id,
-                        current.target(), why, attempt);
-                message.nakWithDelay(config.backoff(attempt - 1));
-            }
-        });
+        sender.postOnce(current.target(), EventEncoding.pushed(event.json()),
+                why -> answered(message, id, event.eventType(), why));
+    }
+
+    /** On an I/O thread: the event is taken, set aside, or handed back to the stream for a later try. */
+    private void answered(Message message, long id, String eventType, FailedPost why) {
+        if (why == null) {
+            message.ack();
+            return;
+        }
+        long tries = message.metaData().deliveredCount();
+        Runnable later = () -> message.nakWithDelay(config.backoff(tries - 1));
+        if (why.permanent() && tries > config.poisonRetries()) {
+            letters.setAside(this, id, eventType, why, tries, message::ack, later);
+            return;
+        }
+        LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id, rules.target(),
+                why, tries);
+        later.run();
     }
 }

@@ -8,20 +8,18 @@ import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.KeyValue;
-import io.nats.client.KeyValueManagement;
-import io.nats.client.KeyValueOptions;
-import io.nats.client.api.KeyValueConfiguration;
 import io.nats.client.api.KeyValueEntry;
 import io.nats.client.api.KeyValueOperation;
 import io.nats.client.api.KeyValueWatchOption;
 import io.nats.client.api.KeyValueWatcher;
-import io.nats.client.api.StorageType;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,7 +33,6 @@ final class SharedSubscriptions implements SubscriptionStore {
     private static final Logger LOG = LoggerFactory.getLogger(SharedSubscriptions.class);
     private static final String PREFIX = "sub.";
     private static final String NEXT_ID = "next-id";
-    private static final int STREAM_NOT_FOUND = 10059;
     /** JetStream's error code for an update whose expected revision is not the key's. */
     private static final int WRONG_REVISION = 10071;
     private static final ObjectReader READER = JsonMapper.get().readerFor(StoredSubscription.class);
@@ -49,23 +46,8 @@ final class SharedSubscriptions implements SubscriptionStore {
 
     /** Opens the bucket, creating it if it is missing. */
     static SharedSubscriptions open(Connection nats, String stream, int replicas, Duration timeout) throws IOException {
-        String name = stream + "_SUBSCRIPTIONS";
-        KeyValueOptions options = KeyValueOptions.builder().jsRequestTimeout(timeout).build();
-        try {
-            KeyValueManagement management = nats.keyValueManagement(options);
-            try {
-                management.getStatus(name);
-            } catch (JetStreamApiException e) {
-                if (e.getApiErrorCode() != STREAM_NOT_FOUND) {
-                    throw e;
-                }
-                management.create(KeyValueConfiguration.builder().name(name).replicas(replicas)
-                        .storageType(StorageType.File).maxHistoryPerKey(1).build());
-            }
-            return new SharedSubscriptions(nats.keyValue(name, options));
-        } catch (JetStreamApiException e) {
-            throw new IOException("the cluster's push subscriptions (" + name + ") cannot be opened: " + e.getMessage(), e);
-        }
+        return new SharedSubscriptions(SharedBucket.open(nats, stream + "_SUBSCRIPTIONS", replicas, timeout,
+                "push subscriptions"));
     }
 
     @Override
@@ -82,6 +64,22 @@ final class SharedSubscriptions implements SubscriptionStore {
             }
             all.sort(Comparator.comparingLong(StoredSubscription::id));
             return all;
+        } catch (IOException | JetStreamApiException e) {
+            throw new IllegalStateException("the cluster's push subscriptions cannot be read: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the cluster's push subscriptions", e);
+        }
+    }
+
+    /** The ids of the subscriptions there are; blocking. */
+    Set<Long> ids() {
+        try {
+            Set<Long> ids = new HashSet<>();
+            for (String key : bucket.keys(PREFIX + ">")) {
+                ids.add(Long.parseLong(key.substring(PREFIX.length())));
+            }
+            return ids;
         } catch (IOException | JetStreamApiException e) {
             throw new IllegalStateException("the cluster's push subscriptions cannot be read: " + e.getMessage(), e);
         } catch (InterruptedException e) {

@@ -15,6 +15,8 @@ import io.nats.client.JetStreamSubscription;
 import io.nats.client.Message;
 import io.nats.client.PushSubscribeOptions;
 import io.nats.client.api.ConsumerConfiguration;
+import io.nats.client.api.MessageGetRequest;
+import io.nats.client.api.MessageInfo;
 import io.nats.client.api.DeliverPolicy;
 import java.io.IOException;
 import java.time.Duration;
@@ -100,7 +102,45 @@ final class StreamReader {
         return found;
     }
 
-    private long firstSequence() {
+    /**
+     * The event of one id, or {@code null} if the stream no longer holds it (retention deleted it) or it is no event.
+     *
+     * @throws UnavailableException if the stream cannot be read now
+     */
+    IncomingEvent event(long id) {
+        MessageInfo message = message(MessageGetRequest.forSequence(id));
+        try {
+            return message == null ? null : messages.decode(message.getHeaders(), message.getData());
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The id of the first event of a topic after {@code afterId}, or 0 if there is none.
+     *
+     * @throws UnavailableException if the stream cannot be read now
+     */
+    long nextOfTopic(long afterId, String topicKey) {
+        MessageInfo message = message(MessageGetRequest.nextForSubject(afterId + 1, messages.subject(topicKey)));
+        return message == null ? 0 : message.getSeq();
+    }
+
+    /** One message of the stream, or {@code null}: there is none such. */
+    private MessageInfo message(MessageGetRequest request) {
+        requireUp();
+        try {
+            return management.getMessage(stream, request);
+        } catch (IOException | JetStreamApiException e) {
+            if (e instanceof JetStreamApiException answer && answer.getApiErrorCode() == NO_MESSAGE) {
+                return null;
+            }
+            throw new UnavailableException("the cluster's stream cannot be read now (" + e.getMessage() + ")");
+        }
+    }
+
+    /** The first id the stream still holds: those before it retention deleted. */
+    long firstSequence() {
         requireUp();
         try {
             return management.getStreamInfo(stream).getStreamState().getFirstSequence();

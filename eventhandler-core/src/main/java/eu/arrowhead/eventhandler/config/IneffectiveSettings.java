@@ -37,7 +37,7 @@ final class IneffectiveSettings {
     private static final List<String> RETRY_KEYS = List.of("push.retry-initial-millis", "push.retry-max-millis");
     /** What a push subscription's queue in memory takes; with an event log it has a cursor there instead. */
     private static final List<String> PUSH_QUEUE_KEYS = List.of("push.queue-capacity", "push.max-retries");
-    /** What only a single node's cursor in its own event log does: set a refused event aside. */
+    /** What only a cursor (in the event log or the cluster's stream) does: set a refused event aside. */
     private static final List<String> DEAD_LETTER_KEYS = List.of("push.poison-retries", "push.dead-letter-max",
             "push.pause-after-dead-letters");
 
@@ -87,8 +87,14 @@ final class IneffectiveSettings {
                     + " stream (cluster.*), not a database");
             refuseAny(set, PUSH_QUEUE_KEYS, "cluster.enabled is true: " + cursorDelivery("the cluster's stream",
                     "cluster.retention-*"));
-            refuseAny(set, DEAD_LETTER_KEYS, "cluster.enabled is true: a cluster's push cursor retries every refused"
-                    + " event until its subscriber takes it; dead letters are kept by a single node only");
+            PushConfig push = config.push();
+            if (push.pauseAfterDeadLetters() > push.deadLetterMax()) {
+                // The cluster counts a row of letters on the shared list, which keeps no more: it would never pause.
+                throw new ConfigException("push.pause-after-dead-letters=" + push.pauseAfterDeadLetters()
+                        + " is more than push.dead-letter-max=" + push.deadLetterMax() + ": in cluster mode a row of"
+                        + " letters is counted on the list, which keeps no more; raise push.dead-letter-max or lower"
+                        + " push.pause-after-dead-letters (0 never pauses)");
+            }
         }
         if (!config.cluster().enabled() && config.storeMode() != EventHandlerConfig.StoreMode.OFF) {
             String cursor = cursorDelivery("the event log", "store.retention-*");

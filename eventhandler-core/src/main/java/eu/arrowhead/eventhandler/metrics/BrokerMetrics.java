@@ -6,6 +6,7 @@ import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.NodeHealth;
+import eu.arrowhead.eventhandler.push.DeadLetterLists;
 import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
@@ -147,16 +148,23 @@ public final class BrokerMetrics {
                     perSubscription("eventhandler_push_cursor_skipped_ids", "Ids a push subscription's cursor passed"
                             + " that the event log no longer held (retention deleted them, or they were lost): at most"
                             + " that many of its events were never POSTed; a subscription appears once it has passed"
-                            + " such a hole", cursors.skippedIds()),
+                            + " such a hole", cursors.skippedIds()));
+        });
+        registry.register(() -> {
+            DeadLetterLists letters = backend.deadLetterLists();
+            if (letters == null) {
+                return MetricSnapshots.of();
+            }
+            return MetricSnapshots.of(
                     perSubscription("eventhandler_push_dead_letters", "Events a push subscriber refused for good"
                             + " (4xx other than 408 and 429, push.poison-retries more times), set aside on its"
-                            + " subscription's dead-letter list", cursors.deadLetters().setAsideCounts()),
+                            + " subscription's dead-letter list (by this node; a cluster's are the sum over its nodes)",
+                            letters.setAsideCounts()),
                     perSubscription("eventhandler_push_dead_letters_dropped", "Dead letters dropped from a push"
-                            + " subscription's list, the oldest, past push.dead-letter-max",
-                            cursors.deadLetters().droppedCounts()),
+                            + " subscription's list, the oldest, past push.dead-letter-max", letters.droppedCounts()),
                     gauge("eventhandler_push_paused_subscriptions", "Push subscriptions paused after"
                             + " push.pause-after-dead-letters events in a row were set aside; a sysop resumes them",
-                            cursors.paused()));
+                            letters.paused()));
         });
     }
 

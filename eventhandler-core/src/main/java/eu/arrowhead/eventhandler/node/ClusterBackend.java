@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.push.DeadLetterLists;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
 import eu.arrowhead.eventhandler.security.Authorizer;
@@ -74,6 +75,12 @@ public final class ClusterBackend implements NodeBackend {
         node.watchSubscriptions(subscriptions);
         subscriptions.load();
         return subscriptions;
+    }
+
+    /** The dead letters every node shares. */
+    @Override
+    public DeadLetterLists deadLetterLists() {
+        return node.deadLetters();
     }
 
     /** Feeds the hub from the stream, and lets outages refuse and end what this node serves. */

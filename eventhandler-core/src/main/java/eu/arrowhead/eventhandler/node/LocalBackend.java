@@ -3,6 +3,8 @@ package eu.arrowhead.eventhandler.node;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.push.DeadLetterLists;
+import eu.arrowhead.eventhandler.push.LocalDeadLetterLists;
 import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
@@ -121,6 +123,12 @@ public final class LocalBackend implements NodeBackend {
     @Override
     public LogCursors pushCursors() {
         return pushCursors;
+    }
+
+    @Override
+    public DeadLetterLists deadLetterLists() {
+        LogCursors cursors = pushCursors;
+        return cursors == null ? null : new LocalDeadLetterLists(cursors);
     }
 
     /** The push cursors are saved before the store, which keeps them, closes. */

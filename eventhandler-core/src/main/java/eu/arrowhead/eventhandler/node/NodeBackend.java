@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.node;
 
 import eu.arrowhead.eventhandler.config.PushConfig;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.push.DeadLetterLists;
 import eu.arrowhead.eventhandler.push.LogCursors;
 import eu.arrowhead.eventhandler.push.PushSender;
 import eu.arrowhead.eventhandler.push.PushSubscriptions;
@@ -86,6 +87,14 @@ public interface NodeBackend extends AutoCloseable {
      * stream's consumers, {@code store.mode=off} has a queue).
      */
     default LogCursors pushCursors() {
+        return null;
+    }
+
+    /**
+     * The push subscriptions' dead-letter lists, once {@link #pushSubscriptions} made their deliveries; {@code null}
+     * where no delivery sets events aside ({@code store.mode=off}).
+     */
+    default DeadLetterLists deadLetterLists() {
         return null;
     }
 

@@ -5,14 +5,11 @@ import eu.arrowhead.eventhandler.protocol.RequestException;
 import eu.arrowhead.eventhandler.store.SubscriptionStore;
 import eu.arrowhead.eventhandler.store.SubscriptionStore.DeadLetter;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -36,8 +33,8 @@ public final class DeadLetters {
     private List<DeadLetter> saving = List.of();
     /** Dropped while their save was under way: deleted from the database once it committed. Guarded by this. */
     private final List<DeadLetter> droppedWhileSaving = new ArrayList<>();
-    private final Map<Long, LongAdder> setAside = new ConcurrentHashMap<>();
-    private final Map<Long, LongAdder> dropped = new ConcurrentHashMap<>();
+    private final SubscriptionCounters setAside = new SubscriptionCounters();
+    private final SubscriptionCounters dropped = new SubscriptionCounters();
 
     DeadLetters(SubscriptionStore store, int keep) {
         this.store = store;
@@ -52,7 +49,7 @@ public final class DeadLetters {
     /** A letter set aside: saved with the next save of the cursors. */
     synchronized void add(DeadLetter letter) {
         pending.add(letter);
-        setAside.computeIfAbsent(letter.subscriptionId(), id -> new LongAdder()).increment();
+        setAside.add(letter.subscriptionId(), 1);
     }
 
     /** The letters to save now, one save at a time: {@link #saved} once it committed, {@link #putBack} if not. */
@@ -98,7 +95,7 @@ public final class DeadLetters {
 
     /** The save cut lists to their bound: letters dropped, by subscription. */
     void droppedByBound(Map<Long, Integer> counts) {
-        counts.forEach((id, count) -> dropped.computeIfAbsent(id, key -> new LongAdder()).add(count));
+        counts.forEach(dropped::add);
     }
 
     /**
@@ -179,7 +176,7 @@ public final class DeadLetters {
     }
 
     /** The 404 for an event that is not on a subscription's list. */
-    static RequestException notListed(long subscriptionId, long eventId) {
+    public static RequestException notListed(long subscriptionId, long eventId) {
         return new RequestException(404, ExceptionType.DATA_NOT_FOUND, "event " + eventId + " is not on push"
                 + " subscription " + subscriptionId + "'s dead-letter list");
     }
@@ -194,17 +191,11 @@ public final class DeadLetters {
 
     /** Events set aside, by subscription id. */
     public Map<Long, Long> setAsideCounts() {
-        return sums(setAside);
+        return setAside.sums();
     }
 
     /** Letters the bound dropped, by subscription id. */
     public Map<Long, Long> droppedCounts() {
-        return sums(dropped);
-    }
-
-    private static Map<Long, Long> sums(Map<Long, LongAdder> counters) {
-        Map<Long, Long> counts = new HashMap<>();
-        counters.forEach((id, count) -> counts.put(id, count.sum()));
-        return counts;
+        return dropped.sums();
     }
 }

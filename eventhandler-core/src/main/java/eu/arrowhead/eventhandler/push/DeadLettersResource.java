@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * {@code POST .../dead-letters/redeliver} and {@code DELETE .../dead-letters} (all of them, or {@code ?eventId=N}),
  * and {@code POST mgmt/subscriptions/{id}/resume} for a paused subscription. Guarded, as everything under
  * {@code mgmt}, by {@link eu.arrowhead.eventhandler.security.ManagementAccess}. An id that is no number is a 400, a
- * subscription or a letter that does not exist a 404; without cursors in a local event log ({@code store.mode=off},
- * cluster mode) there are no dead letters, and every one of these is a 404 that says so.
+ * subscription or a letter that does not exist a 404. The lists are the single node's or the cluster's
+ * ({@link DeadLetterLists}), answered alike; without an event log ({@code store.mode=off}) there are no dead letters,
+ * and every one of these is a 404 that says so.
  */
 @Path("eventhandler")
 public final class DeadLettersResource {
@@ -42,12 +43,12 @@ public final class DeadLettersResource {
     private static final int MAX_PAGE = 1_000;
 
     private final PushSubscriptions subscriptions;
-    private final LogCursors cursors;
+    private final DeadLetterLists letters;
 
-    /** @param cursors the single node's cursors in its event log, or {@code null} where there are none */
-    public DeadLettersResource(PushSubscriptions subscriptions, LogCursors cursors) {
+    /** @param letters the subscriptions' dead-letter lists, or {@code null} where there are none */
+    public DeadLettersResource(PushSubscriptions subscriptions, DeadLetterLists letters) {
         this.subscriptions = subscriptions;
-        this.cursors = cursors;
+        this.letters = letters;
     }
 
     /**
@@ -64,7 +65,6 @@ public final class DeadLettersResource {
                 : (int) QueryParameters.number(limitText, "limit", 1, MAX_PAGE, "");
         String afterText = QueryParameters.single(uri.getQueryParameters(), "afterEventId");
         long after = afterText == null ? 0 : QueryParameters.number(afterText, "afterEventId", 0, Long.MAX_VALUE, "");
-        DeadLetters letters = cursors.deadLetters();
         List<DeadLetterResponse> page = stored(() -> letters.list(subscription, after, limit)).stream()
                 .map(letter -> new DeadLetterResponse(letter.eventId(), letter.eventType(), letter.status(),
                         letter.answer(), Instant.ofEpochMilli(letter.atMillis()).toString()))
@@ -79,7 +79,7 @@ public final class DeadLettersResource {
     public RedeliveryResponse redeliver(@PathParam("id") String id, @Context UriInfo uri) {
         long subscription = existing(id);
         OptionalLong eventId = eventId(uri);
-        return stored(() -> cursors.redeliver(subscription, eventId)).orElseThrow(() -> unknown(subscription));
+        return stored(() -> letters.redeliver(subscription, eventId)).orElseThrow(() -> unknown(subscription));
     }
 
     /** Drops the dead letters (all, or {@code ?eventId=N}); 200 with no body. */
@@ -88,7 +88,7 @@ public final class DeadLettersResource {
     public Response drop(@PathParam("id") String id, @Context UriInfo uri) {
         long subscription = existing(id);
         OptionalLong eventId = eventId(uri);
-        stored(() -> cursors.deadLetters().drop(subscription, eventId));
+        stored(() -> letters.drop(subscription, eventId));
         return Response.ok().build();
     }
 
@@ -98,16 +98,16 @@ public final class DeadLettersResource {
     @Produces(MediaType.APPLICATION_JSON)
     public SubscriptionResponse resume(@PathParam("id") String id) {
         long subscription = existing(id);
-        cursors.resume(subscription).orElseThrow(() -> unknown(subscription));
+        stored(() -> letters.resume(subscription)).orElseThrow(() -> unknown(subscription));
         return subscriptions.get(subscription).orElseThrow(() -> unknown(subscription));
     }
 
-    /** The subscription's id, checked: a number, of a subscription there is, with a cursor in the local log. */
+    /** The subscription's id, checked: a number, of a subscription there is, with dead-letter lists. */
     private long existing(String text) {
         long id = QueryParameters.number(text, "id", 1, Long.MAX_VALUE, "");
-        if (cursors == null) {
+        if (letters == null) {
             throw new RequestException(404, ExceptionType.DATA_NOT_FOUND, "there are no dead letters: push"
-                    + " subscriptions have a cursor in a local event log only with an event store, in single-node mode");
+                    + " subscriptions have a cursor in an event log only with an event store or in cluster mode");
         }
         if (subscriptions.get(id).isEmpty()) {
             throw unknown(id);
@@ -132,8 +132,8 @@ public final class DeadLettersResource {
         } catch (RequestException | UnavailableException e) {
             throw e;
         } catch (RuntimeException e) {
-            LOG.warn("the event store cannot answer for push dead letters now: {}", e.toString());
-            throw new UnavailableException("the event store cannot be read or written now; try again");
+            LOG.warn("the push dead letters cannot be read or written now: {}", e.toString());
+            throw new UnavailableException("the push dead letters cannot be read or written now; try again");
         }
     }
 }

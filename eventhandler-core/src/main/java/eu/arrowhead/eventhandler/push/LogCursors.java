@@ -57,8 +57,6 @@ public final class LogCursors implements AutoCloseable {
     private static final int PAGE_EVENTS = 1_000;
     private static final Duration SAVE_EVERY = Duration.ofSeconds(1);
     private static final Duration STOP_WAIT = Duration.ofSeconds(5);
-    /** The most characters of a dead letter's I/O error kept (an answer's body is cut at {@link BodyExcerpt}). */
-    private static final int MAX_ERROR_CHARS = 512;
     /** Letters a redelivery reads from the list at once: their events are read and charged one by one. */
     private static final int REDELIVERY_PAGE = 100;
 
@@ -226,10 +224,8 @@ public final class LogCursors implements AutoCloseable {
      * @param pauses why the subscription pauses now, or {@code null}
      */
     void setAside(LogCursor cursor, PushBody body, FailedPost why, String pauses) {
-        String detail = why.detail().length() > MAX_ERROR_CHARS ? why.detail().substring(0, MAX_ERROR_CHARS)
-                : why.detail();
         String eventType = eventType(body);
-        deadLetters.add(new DeadLetter(cursor.subscriptionId(), body.id(), eventType, why.status(), detail,
+        deadLetters.add(new DeadLetter(cursor.subscriptionId(), body.id(), eventType, why.status(), why.excerpt(),
                 System.currentTimeMillis()));
         LOG.warn("push subscription {} to {}: event {} ({}) was refused {} times ({}); it is set aside on the"
                         + " subscription's dead-letter list (eventhandler_push_dead_letters_total) and the next event"

@@ -222,12 +222,12 @@ public final class PushSender implements AutoCloseable {
      *
      * @param done told {@code null} once the subscriber answered 2xx, else why the POST failed; on an I/O thread
      */
-    public void postOnce(URI target, byte[] json, Consumer<String> done) {
+    public void postOnce(URI target, byte[] json, Consumer<FailedPost> done) {
         post(target, json, why -> {
             if (why != null) {
                 failedAttempts.increment();
             }
-            done.accept(why == null ? null : why.toString());
+            done.accept(why);
         });
     }
 
