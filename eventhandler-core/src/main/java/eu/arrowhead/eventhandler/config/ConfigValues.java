@@ -115,6 +115,29 @@ final class ConfigValues {
         return value;
     }
 
+    /**
+     * A number of things, each charged {@code bytesEach}, that a share of the heap must hold: 0 takes what the
+     * share holds (at least 1); more stops the start.
+     *
+     * @param share how the share is said in the message, such as "the topics' 1/32"
+     * @param hint  what else the operator may lower, or an empty string
+     */
+    int countWithinShare(String key, int most, long shareBytes, long bytesEach, String share, String hint,
+                         HeapBudget heap) {
+        long fits = Math.min(most, shareBytes / bytesEach);
+        int count = integer(key, 0, most);
+        if (count == 0) {
+            return (int) Math.max(1, fits);
+        }
+        if (count > fits) {
+            throw new ConfigException("configuration key '" + key + "' (" + count + ") cannot hold within the heap:"
+                    + " at " + bytesEach + " bytes each, " + share + " of the maximum heap of "
+                    + (heap.maxHeapBytes() >> 20) + " MiB holds " + fits + "; lower it" + hint + ", set it to 0 to"
+                    + " derive it from the heap, or raise -Xmx");
+        }
+        return count;
+    }
+
     boolean bool(String key) {
         String value = text(key);
         if (value.equalsIgnoreCase("true")) {

@@ -23,6 +23,7 @@ public record EventHandlerConfig(
         Duration writeTimeout,
         Duration shutdownGrace,
         int maxHeaderBytes,
+        int maxIdleConnections,
         Duration bodyTimeout,
         int maxBodyBytes,
         List<String> corsOrigins,
@@ -94,6 +95,7 @@ public record EventHandlerConfig(
                 v.seconds("server.write-timeout-seconds", 1),
                 v.seconds("server.shutdown-grace-seconds", 0),
                 v.integer("server.max-header-bytes", 1024, 1 << 20),
+                IdleConnectionLimit.maxCount(v, heap, v.integer("server.max-header-bytes", 1024, 1 << 20)),
                 v.seconds("server.body-timeout-seconds", 1),
                 v.integer("server.max-body-bytes", 1, 256 << 20),
                 v.origins("http.cors-origins"),
@@ -191,6 +193,8 @@ public record EventHandlerConfig(
         parts.put("store.buffer-bytes", store ? storeBufferBytes : 0);
         parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
         parts.put("request bodies", heap.requestBodies());
+        parts.put("idle connections (server.max-idle-connections)",
+                maxIdleConnections * IdleConnectionLimit.bytesEach(maxHeaderBytes));
         parts.put("replay.total-max-bytes", replayTotalBytes);
         parts.put("push.total-max-bytes", push.totalMaxBytes());
         parts.put("topics (topic.max-count)", (long) maxTopics * TopicLimit.TOPIC_BYTES);
@@ -228,7 +232,7 @@ public record EventHandlerConfig(
                 "server.max-body-bytes", config.maxBodyBytes()).entrySet()) {
             if (limit.getValue() > budget) {
                 throw new ConfigException("configuration key '" + limit.getKey() + "' has the value '"
-                        + limit.getValue() + "'; request bodies may hold at most a sixteenth of the heap, " + budget
+                        + limit.getValue() + "'; request bodies may hold at most a thirty-second of the heap, " + budget
                         + " bytes with this JVM's -Xmx: lower it or give the JVM more heap");
             }
         }

@@ -22,17 +22,6 @@ final class TopicLimit {
     }
 
     static int maxCount(ConfigValues v, HeapBudget heap) {
-        long fits = Math.min(MOST, heap.topics() / TOPIC_BYTES);
-        int maxCount = v.integer("topic.max-count", 0, MOST);
-        if (maxCount == 0) {
-            return (int) Math.max(1, fits);
-        }
-        if (maxCount > fits) {
-            throw new ConfigException("configuration key 'topic.max-count' (" + maxCount + ") cannot hold within"
-                    + " the heap: at " + TOPIC_BYTES + " bytes each, the topics' 1/32 of the maximum heap of "
-                    + (heap.maxHeapBytes() >> 20) + " MiB holds " + fits + "; lower it, set it to 0 to derive it"
-                    + " from the heap, or raise -Xmx");
-        }
-        return maxCount;
+        return v.countWithinShare("topic.max-count", MOST, heap.topics(), TOPIC_BYTES, "the topics' 1/32", "", heap);
     }
 }

@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.http.IdleConnections;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.NodeHealth;
 import eu.arrowhead.eventhandler.push.DeadLetterLists;
@@ -76,6 +77,15 @@ public final class BrokerMetrics {
                 counter("eventhandler_idempotency_keys_forgotten_early", "Idempotency keys forgotten before"
                         + " publish.idempotency-window-seconds because publish.idempotency-max-keys were held: a"
                         + " retry with one of them publishes again", keys.forgottenEarly())));
+    }
+
+    /** Adds the bound of the connections with no request in progress, and how many were displaced. */
+    public void observe(IdleConnections idle) {
+        registry.register(() -> MetricSnapshots.of(
+                gauge("eventhandler_connections_idle_max", "Most connections with no request in progress"
+                        + " (server.max-idle-connections)", idle.max()),
+                counter("eventhandler_connections_displaced", "Idle connections closed to let a new connection in"
+                        + " at server.max-idle-connections", idle.displaced())));
     }
 
     /** Adds the gauges and counters read from the hub and the open streams at each scrape. */

@@ -1,0 +1,34 @@
+package eu.arrowhead.eventhandler.config;
+
+/**
+ * How many connections with no request in progress the server holds at once, within their share of the heap
+ * ({@link HeapBudget#idleConnections()}): the key {@code server.max-idle-connections}, derived from the maximum heap
+ * and {@code server.max-header-bytes} when it is 0. A connection's request, once its head is whole, is charged to
+ * the parts that bound requests (a stream's to {@code subscriber.max-count}, a body's to the bodies' share); this is
+ * what a connection costs before that: just opened, sending a head, or kept alive between requests.
+ */
+final class IdleConnectionLimit {
+    /**
+     * Heap a connection holds once its request's head has begun, besides the head's bytes: measured with
+     * {@code jcmd PID GC.class_histogram} on a {@code -Xmx64m} server before and after 2 000 connections that each
+     * sent one byte (docs/reliability.md, issue 29): 12 KB each (Grizzly's request and response objects with their
+     * header buffers, 5.3 KB of it in seven byte arrays). A connection that has sent nothing holds 1.5 KB.
+     */
+    static final long CONNECTION_BYTES = 12 * 1024;
+    /** The same measure with 7.5 KB of head sent gave 25 KB: the head is held about twice, as read and as parsed. */
+    private static final int HEAD_COPIES = 2;
+    private static final int MOST = 10_000_000;
+
+    private IdleConnectionLimit() {
+    }
+
+    /** What one idle connection is charged: its own objects and a head of {@code maxHeaderBytes}, twice. */
+    static long bytesEach(int maxHeaderBytes) {
+        return CONNECTION_BYTES + (long) HEAD_COPIES * maxHeaderBytes;
+    }
+
+    static int maxCount(ConfigValues v, HeapBudget heap, int maxHeaderBytes) {
+        return v.countWithinShare("server.max-idle-connections", MOST, heap.idleConnections(),
+                bytesEach(maxHeaderBytes), "the idle connections' 1/32", " or server.max-header-bytes", heap);
+    }
+}

@@ -1,0 +1,90 @@
+package eu.arrowhead.eventhandler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.testing.Await;
+import eu.arrowhead.eventhandler.testing.RawSubscriber;
+import eu.arrowhead.eventhandler.testing.ServerProcess;
+import eu.arrowhead.eventhandler.testing.TestClient;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 29: connections an anonymous client opens and leaves idle, each with most of a request's head sent. Before
+ * {@code server.max-idle-connections}, 6 000 of them (7.5 KB each) ran a {@code -Xmx64m} server out of heap and
+ * killed its selector threads; 2 500 hold some 62 MB. Now the longest idle gives way to each new one: the server
+ * stays up, answers a new client at once, and an SSE stream opened before the flood still gets its events.
+ */
+class IdleConnectionsIT {
+    private static final int CONNECTIONS = 2_500;
+    private static final byte[] MOST_OF_A_HEAD = ("GET /eventhandler/mgmt/health HTTP/1.1\r\nHost: x\r\nX-Padding: "
+            + "p".repeat(7_500)).getBytes(StandardCharsets.US_ASCII);
+
+    @Test
+    void idleConnectionsWithHalfSentHeadsGiveWayInsteadOfFillingTheHeap(@TempDir Path dir) throws Exception {
+        try (ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(dir, "--server.port=0",
+                "--server.host=127.0.0.1", "--store.mode=off", "--server.idle-timeout-seconds=600"));
+             TestClient client = new TestClient(server.awaitListening(), null);
+             RawSubscriber stream = RawSubscriber.open(client.uri("/").getPort(), "?eventType=kept", 65_536)) {
+            URI base = client.uri("/");
+            stream.awaitText(":ok", 10_000);
+            int max = (int) client.metric("eventhandler_connections_idle_max");
+            List<Socket> flood = new ArrayList<>();
+            try {
+                for (int i = 0; i < CONNECTIONS; i++) {
+                    flood.add(halfSentHead(base.getPort()));
+                }
+                Await.until("the flood's connections to give way to each other", Duration.ofSeconds(30),
+                        () -> client.metric("eventhandler_connections_displaced_total") >= CONNECTIONS - max);
+                long open = flood.stream().filter(IdleConnectionsIT::stillOpen).count();
+                assertTrue(open <= max, open + " of the flood's connections open, more than " + max);
+
+                assertEquals(200, client.post("/eventhandler/publish",
+                        "{\"eventType\":\"kept\",\"payload\":\"after the flood\"}").statusCode());
+                stream.awaitText("after the flood", 10_000);
+                assertEquals(200, client.get("/eventhandler/mgmt/health").statusCode());
+            } finally {
+                for (Socket socket : flood) {
+                    socket.close();
+                }
+            }
+            assertFalse(server.output().contains("OutOfMemoryError"), server.output());
+            assertEquals(1, server.output().lines().filter(line -> line.contains("server.max-idle-connections"))
+                    .filter(line -> line.contains("WARN")).count(), "one line a minute at most:\n" + server.output());
+        }
+    }
+
+    private static Socket halfSentHead(int port) throws IOException {
+        Socket socket = new Socket();
+        socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+        OutputStream out = socket.getOutputStream();
+        out.write(MOST_OF_A_HEAD);
+        out.flush();
+        return socket;
+    }
+
+    /** Whether the server has not closed the socket: a closed one reads its end at once. */
+    private static boolean stillOpen(Socket socket) {
+        try {
+            socket.setSoTimeout(1);
+            return socket.getInputStream().read() != -1;
+        } catch (SocketTimeoutException e) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+}
