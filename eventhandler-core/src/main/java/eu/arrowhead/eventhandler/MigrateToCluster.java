@@ -42,7 +42,7 @@ public final class MigrateToCluster {
             LogMigration.run(config.cluster(), log, config.storeReplayPageEvents());
             return 0;
         } catch (SQLException | IOException | RuntimeException e) {
-            LOG.error("migration stopped: {}", e.getMessage());
+            LOG.error("migration stopped: {}", e.getMessage() == null ? e.toString() : e.getMessage());
             return 1;
         }
     }

@@ -205,25 +205,28 @@ public final class LogMigration {
                 + ". Migrate into a new stream (cluster.stream) or delete this one");
     }
 
-    /** Sends a page of events, each after the ids before it (placeholders for those the log lacks), and waits. */
+    /**
+     * Sends a page of events in id order and waits for their acknowledgements; the ids the log lacks before an
+     * event are taken first ({@link #fill}), once what was sent before them is acknowledged.
+     *
+     * @return the page's last id
+     */
     private long append(List<Exported> page, long last) throws IOException, JetStreamApiException,
             InterruptedException {
-        fill(last, page.get(0).id() - 1);
         List<CompletableFuture<PublishAck>> acks = new ArrayList<>(page.size());
-        long previous = page.get(0).id() - 1;
-        List<Long> fillers = new ArrayList<>();
+        long previous = last;
+        long sentFrom = last + 1;
         for (Exported event : page) {
-            for (long id = previous + 1; id < event.id(); id++) {
-                acks.add(publish(filler(id)));
-                fillers.add(id);
+            if (event.id() > previous + 1) {
+                await(acks, sentFrom);
+                acks.clear();
+                fill(previous, event.id() - 1);
+                sentFrom = event.id();
             }
             acks.add(publish(messages.encodeMigrated(event.event(), messageId(event.id()))));
             previous = event.id();
         }
-        await(acks, page.get(0).id());
-        for (long id : fillers) {
-            delete(id);
-        }
+        await(acks, sentFrom);
         return previous;
     }
 
