@@ -35,6 +35,14 @@ final class StreamMessages {
     }
 
     /**
+     * The subject of the placeholders a migration stores for ids the single node's log does not hold, and deletes
+     * at once ({@link LogMigration}): no topic's, since event types hold no {@code %}.
+     */
+    String fillerSubject() {
+        return subjectPrefix + ".%filler";
+    }
+
+    /**
      * The subject of a topic. Event types may hold dots, which NATS reads as token separators: written as
      * {@code %2E} (event types hold no {@code %}), so that every type is one token and a subject names one topic.
      */
@@ -50,6 +58,22 @@ final class StreamMessages {
      *                    is told apart by it
      */
     Message encode(IncomingEvent event, String messageId, long fingerprint) {
+        Headers headers = headers(event);
+        if (messageId != null) {
+            headers.put(MSG_ID, messageId);
+            headers.put(FINGERPRINT, Long.toHexString(fingerprint));
+        }
+        return NatsMessage.builder().subject(subject(event.topicKey())).headers(headers).data(event.json()).build();
+    }
+
+    /** The message of an event a migration copies ({@link LogMigration}), with its {@link #MSG_ID}. */
+    Message encodeMigrated(IncomingEvent event, String messageId) {
+        Headers headers = headers(event);
+        headers.put(MSG_ID, messageId);
+        return NatsMessage.builder().subject(subject(event.topicKey())).headers(headers).data(event.json()).build();
+    }
+
+    private static Headers headers(IncomingEvent event) {
         Headers headers = new Headers();
         headers.put(TYPE, event.eventType());
         headers.put(TIME, Long.toString(event.timeStampMillis()));
@@ -59,11 +83,7 @@ final class StreamMessages {
         if (!event.metaData().isEmpty()) {
             headers.put(HAS_METADATA, "1");
         }
-        if (messageId != null) {
-            headers.put(MSG_ID, messageId);
-            headers.put(FINGERPRINT, Long.toHexString(fingerprint));
-        }
-        return NatsMessage.builder().subject(subject(event.topicKey())).headers(headers).data(event.json()).build();
+        return headers;
     }
 
     /**

@@ -61,6 +61,12 @@ public record ClusterConfig(
                 v.longInteger("cluster.first-id", 1, Long.MAX_VALUE / 2));
     }
 
+    /** This configuration with another {@code cluster.first-id}: a migrated log's stream starts at its first id. */
+    public ClusterConfig withFirstId(long id) {
+        return new ClusterConfig(enabled, natsUrls, nodeName, stream, subjectPrefix, replicas, maxAge, maxEvents,
+                duplicateWindow, timeout, outageGrace, id);
+    }
+
     private static List<String> natsUrls(ConfigValues v) {
         String value = v.text("cluster.nats-urls");
         List<String> urls = new ArrayList<>();

@@ -31,6 +31,19 @@ public final class ConfigLoader {
 
     /** Loads the configuration of a server started with these arguments and environment. */
     public static EventHandlerConfig load(String[] args, Map<String, String> env) {
+        return EventHandlerConfig.from(merge(args, env));
+    }
+
+    /**
+     * Loads the configuration of a migration of a single node's log into a cluster's stream: the same sources,
+     * whose {@code store.*} keys name the log and {@code cluster.*} keys the stream
+     * ({@link EventHandlerConfig#forMigration}).
+     */
+    public static EventHandlerConfig loadForMigration(String[] args, Map<String, String> env) {
+        return EventHandlerConfig.forMigration(merge(args, env));
+    }
+
+    private static Map<String, String> merge(String[] args, Map<String, String> env) {
         Map<String, String> arguments = parseArguments(args);
         Map<String, String> values = defaults();
 
@@ -49,7 +62,7 @@ public final class ConfigLoader {
         });
         overlay(values, fromEnv, "environment");
         overlay(values, arguments, "command line");
-        return EventHandlerConfig.from(values);
+        return values;
     }
 
     /** The packed defaults, overridden by {@code overrides}: how tests and embedders configure a server. */

@@ -83,6 +83,25 @@ public record EventHandlerConfig(
     }
 
     static EventHandlerConfig from(Map<String, String> raw) {
+        EventHandlerConfig config = parse(raw);
+        IneffectiveSettings.refuse(config, changedFromDefaults(raw));
+        return config;
+    }
+
+    /**
+     * Every value checked, but not whether each can take effect in one server: the migration of a single node's
+     * log into a cluster's stream reads both the {@code store.*} and the {@code cluster.*} keys.
+     */
+    static EventHandlerConfig forMigration(Map<String, String> raw) {
+        EventHandlerConfig config = parse(raw);
+        if (config.storeMode() == StoreMode.OFF) {
+            throw new ConfigException("store.mode is off: there is no single-node log to migrate; give the"
+                    + " single node's store.* settings (its configuration file)");
+        }
+        return config;
+    }
+
+    private static EventHandlerConfig parse(Map<String, String> raw) {
         ConfigValues v = new ConfigValues(raw);
         HeapBudget heap = HeapBudget.ofThisJvm();
         EventHandlerConfig config = new EventHandlerConfig(
@@ -146,7 +165,6 @@ public record EventHandlerConfig(
         requireBodiesFitTheHeap(config);
         config.requireIdempotencyKeysFitTheHeap();
         config.requirePartsFitTheHeap();
-        IneffectiveSettings.refuse(config, changedFromDefaults(raw));
         return config;
     }
 

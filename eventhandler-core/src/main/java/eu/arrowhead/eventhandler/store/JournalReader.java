@@ -122,7 +122,7 @@ final class JournalReader {
     }
 
     /** Turns a row back into the event the hub encoded; metadata are parsed only when a filter needs them. */
-    private static IncomingEvent incoming(EventRecord row, boolean withMetaData) {
+    static IncomingEvent incoming(EventRecord row, boolean withMetaData) {
         Map<String, String> metaData = Map.of();
         if (withMetaData) {
             try {
