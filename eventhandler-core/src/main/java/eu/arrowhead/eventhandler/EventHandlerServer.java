@@ -197,6 +197,7 @@ public final class EventHandlerServer implements AutoCloseable {
         ExecutorService workers = databaseTasks.add(fixedPool(config.workerThreads(), "eh-worker"));
         AdmissionControl front = frontDoor(config, tls != null, hub, backend, authorizer, supervisor,
                 pushSubscriptions, metrics, writers, journalReaders, workers);
+        metrics.observe(front);
 
         HttpServer http = GrizzlyTuning.server(config, tls == null ? null : tls.listenerConfig(), front,
                 metrics.connectionProbe());
