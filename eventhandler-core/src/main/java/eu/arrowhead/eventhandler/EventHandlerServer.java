@@ -198,6 +198,7 @@ public final class EventHandlerServer implements AutoCloseable {
         ExecutorService workers = databaseTasks.add(fixedPool(config.workerThreads(), "eh-worker"));
         AdmissionControl front = frontDoor(config, tls != null, hub, backend, authorizer, supervisor,
                 pushSubscriptions, metrics, writers, journalReaders, workers);
+        metrics.observe(front);
 
         IdleConnections idleConnections = new IdleConnections(config.maxIdleConnections());
         metrics.observe(idleConnections);

@@ -41,10 +41,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>In {@code store.mode=sync} nothing may reach the application: no failed publish, no event stored twice (a
  * publish whose answer the kill lost is retried with its {@code Idempotency-Key}, which the log kept with the
- * event), every event received once and in order. In {@code store.mode=async} (10 000 publishes) the same, except
+ * event), every event received once and in order. In {@code store.mode=async} (5 000 publishes) the same, except
  * that a crash may lose what the writer had not yet written: every acknowledged event the subscriber did not get
  * must lie in a replay gap it was told of, and an event it got live before the crash may come again under a new
- * id when the crash also cut its publish's answer. The same again with three cluster nodes (10 000 publishes).
+ * id when the crash also cut its publish's answer. The same again with three cluster nodes (5 000 publishes).
  */
 class ClientsRideOutRestartsIT {
     private static final Logger LOG = LoggerFactory.getLogger(ClientsRideOutRestartsIT.class);
@@ -52,9 +52,12 @@ class ClientsRideOutRestartsIT {
     private static final int EVENTS = 30_000;
     /**
      * Async mode and the cluster: the same four kills under fewer publishes, to keep the suite within its time
-     * (the 30 000 of sync mode took 72 s here, the cluster's 52 s).
+     * (the 30 000 of sync mode took 72 s here, the cluster's 52 s). A kill every 1 000 acknowledged publishes still
+     * falls on a publish in flight, with a writer's buffer and a subscriber under way; what sync mode needs its
+     * 30 000 for, a node that lived through H2's compactions (every 10 s) before each kill, is not asked of async
+     * mode (a crash may take its unwritten tail anyway, announced as a gap) nor of the cluster (no H2).
      */
-    private static final int SHORTER_RUN_EVENTS = 10_000;
+    private static final int SHORTER_RUN_EVENTS = 5_000;
     private static final int KILLS = 4;
     private static final Duration WAIT = Duration.ofSeconds(120);
 

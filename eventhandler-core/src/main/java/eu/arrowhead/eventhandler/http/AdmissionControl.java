@@ -59,6 +59,7 @@ public final class AdmissionControl extends HttpHandler {
     private final CorsPolicy cors;
     private final RequestBodies bodies;
     private final PushLoopGuard pushLoops = new PushLoopGuard();
+    private final UnreadAnswers unreadAnswers = new UnreadAnswers();
     private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
 
     /**
@@ -95,6 +96,11 @@ public final class AdmissionControl extends HttpHandler {
         }
         permits.release(capacity);
         return true;
+    }
+
+    /** Connections not read on now because their clients have not read their answers ({@link UnreadAnswers}). */
+    public int connectionsHeldForUnreadAnswers() {
+        return unreadAnswers.held();
     }
 
     /** Every request starts on the selector thread: whether it needs a worker is known only once its body is in. */
@@ -143,7 +149,7 @@ public final class AdmissionControl extends HttpHandler {
             try {
                 serve(publishes, request, response, body, arrival);
                 Connection<?> connection = request.getContext().getConnection();
-                if (UnreadAnswers.holdWhileUnread(request, response, arrival,
+                if (unreadAnswers.holdWhileUnread(request, response, arrival,
                         arrival == null ? () -> { } : () -> readOn(connection))) {
                     return;
                 }

@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.http;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.WriteHandler;
 import org.glassfish.grizzly.http.server.Request;
@@ -22,13 +23,20 @@ import org.slf4j.LoggerFactory;
  * parsed. Nothing is refused or lost: the client is slowed to the pace at which it reads. A client that reads
  * nothing for {@code server.write-timeout-seconds} is disconnected, as a blocked write would be; its requests
  * not yet parsed are neither answered nor published.
+ *
+ * <p>It counts the requests it holds: the metric {@code eventhandler_connections_held_for_unread_answers}, the
+ * connections whose clients do not read their answers.
  */
 final class UnreadAnswers {
     private static final Logger LOG = LoggerFactory.getLogger(UnreadAnswers.class);
     /** Bytes of answers queued for one connection past which its next request waits. */
     static final int MAX_QUEUED_BYTES = 64 * 1024;
 
-    private UnreadAnswers() {
+    private final AtomicInteger held = new AtomicInteger();
+
+    /** The requests held now, each on a connection of its own: a connection parses nothing while one is held. */
+    int held() {
+        return held.get();
     }
 
     /**
@@ -40,7 +48,7 @@ final class UnreadAnswers {
      * @param resumed  run after the held response has ended
      * @return whether the response was held: then it is not the caller's to end
      */
-    static boolean holdWhileUnread(Request request, Response response, Suspension arrival, Runnable resumed) {
+    boolean holdWhileUnread(Request request, Response response, Suspension arrival, Runnable resumed) {
         Connection<?> connection = request.getContext().getConnection();
         if (!(connection instanceof NIOConnection nio) || nio.getAsyncWriteQueue().spaceInBytes() <= MAX_QUEUED_BYTES) {
             return false;
@@ -59,9 +67,11 @@ final class UnreadAnswers {
         int limit = nio.getMaxAsyncWriteQueueSize();
         nio.setMaxAsyncWriteQueueSize(MAX_QUEUED_BYTES);
         Suspension suspension = held;
+        this.held.incrementAndGet();
         nio.notifyCanWrite(new WriteHandler() {
             @Override
             public void onWritePossible() {
+                UnreadAnswers.this.held.decrementAndGet();
                 nio.setMaxAsyncWriteQueueSize(limit);
                 suspension.resume(response);
                 resumed.run();
@@ -70,6 +80,7 @@ final class UnreadAnswers {
             @Override
             public void onError(Throwable t) {
                 // the connection closed; Grizzly cancels the suspended response
+                UnreadAnswers.this.held.decrementAndGet();
                 nio.setMaxAsyncWriteQueueSize(limit);
             }
         });

@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
+import eu.arrowhead.eventhandler.http.AdmissionControl;
 import eu.arrowhead.eventhandler.http.IdleConnections;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.NodeHealth;
@@ -225,6 +226,13 @@ public final class BrokerMetrics {
                         view.replicas() == null ? 0 : view.replicas().size()),
                 counter("eventhandler_cluster_unreadable_messages", "Messages on the stream's subjects that were"
                         + " not events, skipped", view.unreadable()));
+    }
+
+    /** Adds the front door's gauge, read at each scrape. */
+    public void observe(AdmissionControl front) {
+        registry.register(() -> MetricSnapshots.of(gauge("eventhandler_connections_held_for_unread_answers",
+                "Connections not read on because the answers their clients have not read pass 64 KiB (HTTP"
+                        + " pipelining without reading)", front.connectionsHeldForUnreadAnswers())));
     }
 
     /** Adds whether the Service Registry holds the Event Handler's services, read at each scrape. */
