@@ -13,12 +13,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import javax.net.ssl.SSLContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Puts {@code cluster.*}'s TLS and credentials into the NATS client's options. Key material is read here, once, at
  * start: a file that cannot be used stops the start naming its key, before any NATS server is asked.
  */
 final class NatsLinkOptions {
+    private static final Logger LOG = LoggerFactory.getLogger(NatsLinkOptions.class);
+
     private NatsLinkOptions() {
     }
 
@@ -30,6 +34,11 @@ final class NatsLinkOptions {
         SSLContext tls = link.tls() ? tls(link) : null;
         if (tls != null) {
             options.sslContext(tls);
+            LOG.info("the link to NATS is TLS: the NATS servers' certificates are checked against {}; the node's"
+                    + " certificate: {}; credentials: {}", link.trustStoreWhence(), link.keyStoreWhence(),
+                    credentials(link));
+        } else {
+            LOG.info("the link to NATS is plaintext (nats://); credentials: {}", credentials(link));
         }
         switch (link.credentials()) {
             case USER -> options.userInfo(link.credentialValue().toCharArray(), link.password().toCharArray());
@@ -41,6 +50,11 @@ final class NatsLinkOptions {
             }
         }
         return tls;
+    }
+
+    /** Which keys, never what they hold. */
+    private static String credentials(NatsLinkConfig link) {
+        return link.credentials() == NatsLinkConfig.Credentials.NONE ? "none" : link.credentials().keys();
     }
 
     private static SSLContext tls(NatsLinkConfig link) {

@@ -7,12 +7,15 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Why a node could not connect to any NATS server at start, in one line that names the cause: the credentials, the
@@ -23,6 +26,7 @@ import javax.net.ssl.SSLSocket;
  * that never comes. So for a TLS link the node tries the handshake once more itself and reads the server's alert.
  */
 final class RefusedLink {
+    private static final Logger LOG = LoggerFactory.getLogger(RefusedLink.class);
     private static final String CREDENTIAL_KEYS = "cluster.user and cluster.password, cluster.token,"
             + " cluster.nkey-seed-file or cluster.credentials-file";
     private static final String RECEIVED_ALERT = "Received fatal alert";
@@ -91,31 +95,44 @@ final class RefusedLink {
                     return e.getMessage() != null && e.getMessage().contains(RECEIVED_ALERT)
                             ? certificateRefused(link, e) : serverNotTrusted(link, e);
                 }
-                // TLS 1.3: the server says what it thinks of the node's certificate when it is first read from.
-                OutputStream out = secured.getOutputStream();
-                out.write("CONNECT {\"verbose\":false,\"tls_required\":true}\r\nPING\r\n"
-                        .getBytes(StandardCharsets.US_ASCII));
-                out.flush();
-                try {
-                    readLine(secured.getInputStream());
-                } catch (IOException e) {
-                    return String.valueOf(e.getMessage()).contains(RECEIVED_ALERT) ? certificateRefused(link, e)
-                            : null;
-                }
-                return null;
+                // TLS 1.3: the server's verdict on the node's certificate comes with the first read. A server that
+                // took it answers CONNECT and PING with a line (PONG, or -ERR for the credentials); one that refused
+                // it closes the connection, its alert maybe lost to the reset.
+                return answered(secured, link);
             }
         } catch (IOException e) {
             return null;
         }
     }
 
-    private static String certificateRefused(NatsLinkConfig link, IOException e) {
-        if (link.keyStore() == null) {
-            return "the NATS server requires a client certificate and the node presents none (" + e.getMessage()
-                    + "); set cluster.tls-key-store, or run in secure mode, whose key store is then presented";
+    private static String answered(SSLSocket secured, NatsLinkConfig link) {
+        IOException closed;
+        try {
+            OutputStream out = secured.getOutputStream();
+            out.write("CONNECT {\"verbose\":false,\"tls_required\":true}\r\nPING\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            if (readLine(secured.getInputStream())) {
+                return null;
+            }
+            closed = new IOException("the connection was closed after the handshake");
+        } catch (SocketTimeoutException e) {
+            return null;
+        } catch (IOException e) {
+            closed = e;
         }
-        return "the NATS server refused the node's certificate from " + link.keyStoreWhence() + " (" + e.getMessage()
-                + "); the NATS server's ca_file must hold the CA that signed it";
+        return certificateRefused(link, closed);
+    }
+
+    /** The alert the server sent may be lost to its reset of the connection: it is not quoted. */
+    private static String certificateRefused(NatsLinkConfig link, IOException e) {
+        LOG.debug("the NATS server ended the TLS handshake: {}", e.toString());
+        if (link.keyStore() == null) {
+            return "the NATS server requires a client certificate and the node presents none; set"
+                    + " cluster.tls-key-store, or run in secure mode, whose key store is then presented";
+        }
+        return "the NATS server refused the node's certificate from " + link.keyStoreWhence() + "; the NATS server's"
+                + " ca_file must hold the CA that signed it";
     }
 
     private static String serverNotTrusted(NatsLinkConfig link, IOException e) {
@@ -123,11 +140,13 @@ final class RefusedLink {
                 + "): " + rootCause(e).getMessage();
     }
 
-    private static void readLine(InputStream in) throws IOException {
+    /** Whether a whole line came before the end of the stream. */
+    private static boolean readLine(InputStream in) throws IOException {
         int c;
         do {
             c = in.read();
         } while (c != -1 && c != '\n');
+        return c == '\n';
     }
 
     private static Throwable rootCause(Throwable e) {

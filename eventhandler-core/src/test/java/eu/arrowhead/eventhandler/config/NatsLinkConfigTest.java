@@ -76,7 +76,8 @@ class NatsLinkConfigTest {
                 + "nats://10.0.0.2:4222 mixes tls:// and nats:// URLs: the link to every NATS server is either TLS or"
                 + " not; use tls:// for all of them");
         refused("cluster.nats-urls=tls://10.0.0.1:4222;cluster.tls-trust-store=/no/such.p12", "configuration key"
-                + " 'cluster.tls-trust-store' has the value '/no/such.p12'; that file does not exist or cannot be read");
+                + " 'cluster.tls-trust-store' has the value '/no/such.p12'; that file does not exist or cannot be"
+                + " read");
     }
 
     @Test
