@@ -10,6 +10,9 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.List;
 import javax.net.ssl.SSLContext;
@@ -92,8 +95,10 @@ final class RefusedLink {
                 try {
                     secured.startHandshake();
                 } catch (IOException e) {
-                    return e.getMessage() != null && e.getMessage().contains(RECEIVED_ALERT)
-                            ? certificateRefused(link, e) : serverNotTrusted(link, e);
+                    if (String.valueOf(e.getMessage()).contains(RECEIVED_ALERT)) {
+                        return certificateRefused(link, e);
+                    }
+                    return isAboutCertificates(e) ? serverNotTrusted(link, e) : String.valueOf(e.getMessage());
                 }
                 // TLS 1.3: the server's verdict on the node's certificate comes with the first read. A server that
                 // took it answers CONNECT and PING with a line (PONG, or -ERR for the credentials); one that refused
@@ -147,6 +152,17 @@ final class RefusedLink {
             c = in.read();
         } while (c != -1 && c != '\n');
         return c == '\n';
+    }
+
+    /** Whether the node's own check of the server's certificate (chain, validity, name) failed. */
+    private static boolean isAboutCertificates(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof CertificateException || cause instanceof CertPathBuilderException
+                    || cause instanceof CertPathValidatorException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Throwable rootCause(Throwable e) {
