@@ -26,22 +26,26 @@ public final class TlsContext {
     /**
      * A context for mutual TLS.
      *
+     * @param keyStore    {@code null} for a client without a certificate of its own
      * @param keyPassword the key's password; {@code null} or empty means the key store's
+     * @param trustStore  {@code null} to trust the CAs the JVM trusts by default ({@code cacerts})
      * @throws IOException naming the file and what is wrong with it (missing, wrong password, not PKCS12)
      */
     public static SSLContext fromPkcs12(Path keyStore, String keyStorePassword, String keyPassword,
                                         Path trustStore, String trustStorePassword) throws IOException {
-        KeyStore keys = load("key store", keyStore, keyStorePassword);
-        KeyStore trusted = load("trust store", trustStore, trustStorePassword);
+        KeyStore keys = keyStore == null ? null : load("key store", keyStore, keyStorePassword);
+        KeyStore trusted = trustStore == null ? null : load("trust store", trustStore, trustStorePassword);
         String keyPass = keyPassword == null || keyPassword.isEmpty() ? keyStorePassword : keyPassword;
         try {
             KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
-            keyManagers.init(keys, chars(keyPass));
+            if (keys != null) {
+                keyManagers.init(keys, chars(keyPass));
+            }
             TrustManagerFactory trustManagers =
                     TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
             trustManagers.init(trusted);
             SSLContext context = SSLContext.getInstance("TLS");
-            context.init(keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
+            context.init(keys == null ? null : keyManagers.getKeyManagers(), trustManagers.getTrustManagers(), null);
             return context;
         } catch (UnrecoverableKeyException e) {
             throw new IOException("the key in the key store " + keyStore + " cannot be read: wrong key password", e);

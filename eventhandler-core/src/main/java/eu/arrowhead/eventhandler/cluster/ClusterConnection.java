@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +68,8 @@ public final class ClusterConnection implements AutoCloseable {
      */
     public static ClusterConnection connect(ClusterConfig config, String nodeName) throws IOException {
         ClusterConnection connection = new ClusterConnection(nodeName, config.outageGrace());
-        Options options = Options.builder()
+        QuietErrors errors = connection.new QuietErrors();
+        Options.Builder options = Options.builder()
                 .servers(config.natsUrls().toArray(String[]::new))
                 .connectionName("eventhandler " + nodeName)
                 .connectionTimeout(config.timeout())
@@ -75,17 +77,17 @@ public final class ClusterConnection implements AutoCloseable {
                 .reconnectWait(Duration.ofMillis(250))
                 .pingInterval(Duration.ofSeconds(2))
                 .connectionListener(connection::connectionEvent)
-                .errorListener(new QuietErrors())
-                .build();
+                .errorListener(errors);
+        SSLContext tls = NatsLinkOptions.apply(config.link(), options);
         try {
-            connection.nats = Nats.connect(options);
+            connection.nats = Nats.connect(options.build());
             connection.lastServer = connection.nats.getConnectedUrl();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while connecting to NATS", e);
         } catch (IOException e) {
-            throw new IOException("no NATS server of cluster.nats-urls (" + String.join(",", config.natsUrls())
-                    + ") answered: " + e.getMessage(), e);
+            throw new IOException(RefusedLink.why(config.link(), config.natsUrls(), e, errors.startServerError,
+                    errors.startProblem, tls, config.timeout()), e);
         }
         return connection;
     }
@@ -224,16 +226,30 @@ public final class ClusterConnection implements AutoCloseable {
         }
     }
 
-    /** jnats logs its errors to the console by default; ours go through SLF4J, once, without stack traces. */
-    private static final class QuietErrors implements ErrorListener {
+    /**
+     * jnats logs its errors to the console by default; ours go through SLF4J, once, without stack traces. Before
+     * the first connection they are kept instead: a start that fails says why in one line ({@link RefusedLink}).
+     */
+    private final class QuietErrors implements ErrorListener {
+        private volatile String startServerError;
+        private volatile Exception startProblem;
+
         @Override
         public void errorOccurred(Connection conn, String error) {
-            LOG.warn("NATS reports an error: {}", error);
+            if (connectedOnce) {
+                LOG.warn("NATS reports an error: {}", error);
+            } else {
+                LOG.debug("NATS error before the first connection: {}", error);
+                startServerError = error;
+            }
         }
 
         @Override
         public void exceptionOccurred(Connection conn, Exception exp) {
             LOG.debug("NATS connection exception: {}", exp.toString());
+            if (!connectedOnce) {
+                startProblem = exp;
+            }
         }
     }
 }

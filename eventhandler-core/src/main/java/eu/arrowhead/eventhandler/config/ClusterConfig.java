@@ -5,6 +5,7 @@ import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * Cluster mode: several Event Handler nodes sharing one NATS JetStream stream as the log of every event (its
@@ -24,6 +25,7 @@ import java.util.List;
  * @param timeout          longest wait for a NATS answer (a publish's acknowledgement, a replay's read)
  * @param outageGrace      how long the node may be cut off from NATS before it ends its streams
  * @param firstId          when the stream is created: the id its first event gets (migration of a single-node log)
+ * @param link             TLS and credentials of the link to NATS
  */
 public record ClusterConfig(
         boolean enabled,
@@ -37,18 +39,21 @@ public record ClusterConfig(
         Duration duplicateWindow,
         Duration timeout,
         Duration outageGrace,
-        long firstId) {
+        long firstId,
+        NatsLinkConfig link) {
 
     /** The keys that only cluster mode reads. */
-    static final List<String> KEYS = List.of("cluster.nats-urls", "cluster.node-name", "cluster.stream",
-            "cluster.subject-prefix", "cluster.replicas", "cluster.retention-seconds", "cluster.retention-events",
-            "cluster.duplicate-window-seconds", "cluster.timeout-seconds", "cluster.outage-grace-millis",
-            "cluster.first-id");
+    static final List<String> KEYS = Stream.concat(Stream.of("cluster.nats-urls", "cluster.node-name",
+            "cluster.stream", "cluster.subject-prefix", "cluster.replicas", "cluster.retention-seconds",
+            "cluster.retention-events", "cluster.duplicate-window-seconds", "cluster.timeout-seconds",
+            "cluster.outage-grace-millis", "cluster.first-id"), NatsLinkConfig.KEYS.stream()).toList();
 
-    static ClusterConfig from(ConfigValues v) {
+    static ClusterConfig from(ConfigValues v, SecurityConfig security) {
+        boolean enabled = v.bool("cluster.enabled");
+        List<String> urls = natsUrls(v);
         return new ClusterConfig(
-                v.bool("cluster.enabled"),
-                natsUrls(v),
+                enabled,
+                urls,
                 v.text("cluster.node-name").strip(),
                 name(v, "cluster.stream"),
                 subjectPrefix(v),
@@ -58,7 +63,8 @@ public record ClusterConfig(
                 duplicateWindow(v),
                 v.seconds("cluster.timeout-seconds", 1),
                 v.millis("cluster.outage-grace-millis", 0, 3_600_000),
-                v.longInteger("cluster.first-id", 1, Long.MAX_VALUE / 2));
+                v.longInteger("cluster.first-id", 1, Long.MAX_VALUE / 2),
+                NatsLinkConfig.from(v, enabled, urls, security));
     }
 
     /** This configuration with another {@code cluster.first-id}: a migrated log's stream starts at its first id. */

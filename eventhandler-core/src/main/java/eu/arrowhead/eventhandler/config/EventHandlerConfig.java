@@ -104,6 +104,7 @@ public record EventHandlerConfig(
     private static EventHandlerConfig parse(Map<String, String> raw) {
         ConfigValues v = new ConfigValues(raw);
         HeapBudget heap = HeapBudget.ofThisJvm();
+        SecurityConfig security = SecurityConfig.from(v);
         EventHandlerConfig config = new EventHandlerConfig(
                 v.host("server.host"),
                 v.integer("server.port", 0, 65_535),
@@ -154,10 +155,10 @@ public record EventHandlerConfig(
                 v.integer("store.replay-events-per-second", 0, 100_000_000),
                 v.integer("store.query-max-events", 1, 1_000_000),
                 v.text("store.id-mark-file"),
-                SecurityConfig.from(v),
+                security,
                 PushConfig.from(v, heap),
                 ServiceRegistryConfig.from(v),
-                ClusterConfig.from(v),
+                ClusterConfig.from(v, security),
                 heap,
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
@@ -261,7 +262,7 @@ public record EventHandlerConfig(
         StringBuilder out = new StringBuilder();
         effective.forEach((key, value) -> {
             String lower = key.toLowerCase(Locale.ROOT);
-            boolean secret = lower.contains("password") || lower.contains("secret");
+            boolean secret = lower.contains("password") || lower.contains("secret") || lower.contains("token");
             out.append("\n  ").append(key).append('=').append(secret && !value.isEmpty() ? "****" : value);
         });
         return out.toString();

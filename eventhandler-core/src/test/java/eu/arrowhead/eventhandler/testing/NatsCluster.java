@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
 
@@ -29,10 +30,22 @@ public final class NatsCluster implements AutoCloseable {
     private final int[] routePorts;
     private final Process[] servers;
     private final boolean jetStream;
+    private final Gate gate;
 
-    private NatsCluster(Path directory, int size, boolean jetStream) {
+    /**
+     * What the servers ask of their clients: {@code config} is added to each server's configuration (a {@code tls}
+     * block, an {@code authorization} block), {@code scheme} is the URLs' ({@code tls} for a TLS listener), and
+     * {@code client} sets the options that pass, for the tests' own checks of the servers.
+     */
+    public record Gate(String scheme, String config, Consumer<Options.Builder> client) {
+        /** Plaintext, anyone may connect. */
+        public static final Gate OPEN = new Gate("nats", "", options -> { });
+    }
+
+    private NatsCluster(Path directory, int size, boolean jetStream, Gate gate) {
         this.directory = directory;
         this.jetStream = jetStream;
+        this.gate = gate;
         this.clientPorts = new int[size];
         this.routePorts = new int[size];
         this.servers = new Process[size];
@@ -66,9 +79,14 @@ public final class NatsCluster implements AutoCloseable {
 
     /** Starts {@code size} servers (1 for a single server without routes) and waits until JetStream answers. */
     public static NatsCluster start(Path directory, int size) throws IOException, InterruptedException {
+        return start(directory, size, Gate.OPEN);
+    }
+
+    /** As {@link #start(Path, int)}, the servers asking what {@code gate} says of their clients. */
+    public static NatsCluster start(Path directory, int size, Gate gate) throws IOException, InterruptedException {
         Assumptions.assumeTrue(binaryExists() || "required".equals(System.getenv("EVENTHANDLER_TEST_NATS")),
                 "nats-server is not installed (apt-get install nats-server); cluster mode's tests are skipped");
-        NatsCluster cluster = new NatsCluster(directory, size, true);
+        NatsCluster cluster = new NatsCluster(directory, size, true, gate);
         boolean started = false;
         try {
             for (int i = 0; i < size; i++) {
@@ -88,11 +106,11 @@ public final class NatsCluster implements AutoCloseable {
     public static NatsCluster startWithoutJetStream(Path directory) throws IOException, InterruptedException {
         Assumptions.assumeTrue(binaryExists() || "required".equals(System.getenv("EVENTHANDLER_TEST_NATS")),
                 "nats-server is not installed (apt-get install nats-server); cluster mode's tests are skipped");
-        NatsCluster server = new NatsCluster(directory, 1, false);
+        NatsCluster server = new NatsCluster(directory, 1, false, Gate.OPEN);
         server.startServer(0);
         String url = server.url(0);
         Await.until("nats-server on " + url + " to take connections", Duration.ofSeconds(30),
-                () -> answers(url, false));
+                () -> server.answers(url, false));
         return server;
     }
 
@@ -113,18 +131,21 @@ public final class NatsCluster implements AutoCloseable {
         return false;
     }
 
-    /** {@code nats://127.0.0.1:port} of every server, comma-separated, as {@code cluster.nats-urls} takes them. */
+    /**
+     * {@code nats://127.0.0.1:port} of every server ({@code tls://} behind a TLS gate), comma-separated, as
+     * {@code cluster.nats-urls} takes them.
+     */
     public String urls() {
         List<String> urls = new ArrayList<>();
-        for (int port : clientPorts) {
-            urls.add("nats://127.0.0.1:" + port);
+        for (int i = 0; i < clientPorts.length; i++) {
+            urls.add(url(i));
         }
         return String.join(",", urls);
     }
 
     /** The URL of one server. */
     public String url(int server) {
-        return "nats://127.0.0.1:" + clientPorts[server];
+        return gate.scheme() + "://127.0.0.1:" + clientPorts[server];
     }
 
     /** Starts server {@code i} (again, after {@link #kill}: with its files as they were). */
@@ -133,6 +154,7 @@ public final class NatsCluster implements AutoCloseable {
         StringBuilder text = new StringBuilder()
                 .append("server_name: n").append(i).append('\n')
                 .append("listen: 127.0.0.1:").append(clientPorts[i]).append('\n');
+        text.append(gate.config()).append('\n');
         if (jetStream) {
             text.append("jetstream { store_dir: \"").append(directory.resolve("js-" + i)).append("\" }\n");
         }
@@ -167,8 +189,14 @@ public final class NatsCluster implements AutoCloseable {
         for (int i = 0; i < servers.length; i++) {
             if (servers[i] != null) {
                 String url = url(i);
+                Process server = servers[i];
                 try {
-                    Await.until("JetStream on " + url + " to answer", timeout, () -> answers(url, true));
+                    Await.until("JetStream on " + url + " to answer", timeout, () -> {
+                        if (!server.isAlive()) {
+                            throw new AssertionError("nats-server " + url + " exited");
+                        }
+                        return answers(url, true);
+                    });
                 } catch (AssertionError e) {
                     throw new AssertionError(e.getMessage() + "; its log:\n" + log(i), e);
                 }
@@ -177,10 +205,11 @@ public final class NatsCluster implements AutoCloseable {
     }
 
     /** Whether the server takes a connection and, if asked, whether JetStream answers on it. */
-    private static boolean answers(String url, boolean jetStream) {
-        try (Connection nats = Nats.connect(new Options.Builder().server(url)
-                .connectionTimeout(Duration.ofSeconds(2)).noReconnect()
-                .errorListener(new ErrorListener() { }).build())) {
+    private boolean answers(String url, boolean jetStream) {
+        Options.Builder options = new Options.Builder().server(url).connectionTimeout(Duration.ofSeconds(2))
+                .noReconnect().errorListener(new ErrorListener() { });
+        gate.client().accept(options);
+        try (Connection nats = Nats.connect(options.build())) {
             if (jetStream) {
                 nats.jetStreamManagement().getAccountStatistics();
             }

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -36,7 +37,9 @@ import javax.net.ssl.TrustManagerFactory;
  *   <li>{@value #NAMELESS}{@code .p12}: signed by the CA, but its subject has no CN;</li>
  *   <li>{@value #INTRUDER}{@code .p12}: {@code CN=publisher.testcloud...} like the real publisher, but signed
  *       by another CA that nobody trusts;</li>
- *   <li>{@code intruder-truststore.p12}: that other CA.</li>
+ *   <li>{@code intruder-truststore.p12}: that other CA;</li>
+ *   <li>{@code nats.p12}, {@code nats-chain.pem}, {@code nats-key.pem}: a NATS server's, on demand
+ *       ({@link #natsServerTls}).</li>
  * </ul>
  */
 public final class TestPki {
@@ -44,6 +47,8 @@ public final class TestPki {
     public static final String SERVER = "eventhandler";
     public static final String NAMELESS = "nameless";
     public static final String INTRUDER = "intruder";
+    /** The NATS servers' certificate, made only when a test asks for it ({@link #natsServerTls}). */
+    private static final String NATS = "nats";
     public static final List<String> SYSTEMS = List.of(SERVER, "publisher", "subscriber", "sysop", "authorization",
             "other");
     private static final String DOMAIN = ".testcloud.aitia.arrowhead.eu";
@@ -147,6 +152,37 @@ public final class TestPki {
         }
     }
 
+    /**
+     * The body of a {@code nats-server} {@code tls} block, as PEM files of this PKI: a NATS server's certificate
+     * ({@code CN=nats...}, made on the first call) and key, the cloud's CA, and {@code verify: true}, so that a
+     * client without a certificate the CA signed is refused (mutual TLS).
+     */
+    public synchronized String natsServerTls() {
+        Path key = dir.resolve(NATS + "-key.pem");
+        try {
+            if (!Files.exists(key)) {
+                signed(NATS, "CN=" + NATS + DOMAIN, "ca");
+                Files.writeString(key, privateKeyPem(keyStore(NATS)));
+            }
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("making the NATS server's certificate failed", e);
+        }
+        return "cert_file: \"" + dir.resolve(NATS + "-chain.pem") + "\", key_file: \"" + key + "\", ca_file: \""
+                + dir.resolve("ca.pem") + "\", verify: true, timeout: 2";
+    }
+
+    /** The key of a key store as PEM (PKCS#8), as nats-server reads it: keytool does not write keys. */
+    private static String privateKeyPem(Path keyStore) throws IOException, GeneralSecurityException {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        try (InputStream in = Files.newInputStream(keyStore)) {
+            store.load(in, PASSWORD.toCharArray());
+        }
+        String alias = store.aliases().nextElement();
+        byte[] pkcs8 = store.getKey(alias, PASSWORD.toCharArray()).getEncoded();
+        return "-----BEGIN PRIVATE KEY-----\n" + Base64.getMimeEncoder(64, new byte[] {'\n'}).encodeToString(pkcs8)
+                + "\n-----END PRIVATE KEY-----\n";
+    }
+
     /** The key store of a system ({@link #SYSTEMS}, {@value #NAMELESS} or {@value #INTRUDER}). */
     public Path keyStore(String name) {
         return dir.resolve(name + ".p12");
@@ -179,9 +215,14 @@ public final class TestPki {
         }
     }
 
+    /** The trust store with only the intruder's CA, which signed none of the cloud's certificates. */
+    public Path intruderTrustStore() {
+        return dir.resolve("intruder-truststore.p12");
+    }
+
     /** The intruder's context: its key, and trusting only its own CA. */
     public SSLContext intruderContext() {
-        return context(keyStore(INTRUDER), dir.resolve("intruder-truststore.p12"));
+        return context(keyStore(INTRUDER), intruderTrustStore());
     }
 
     private static SSLContext context(Path keyStore, Path trustStore) {
