@@ -70,7 +70,7 @@ public record ClusterConfig(
     /** This configuration with another {@code cluster.first-id}: a migrated log's stream starts at its first id. */
     public ClusterConfig withFirstId(long id) {
         return new ClusterConfig(enabled, natsUrls, nodeName, stream, subjectPrefix, replicas, maxAge, maxEvents,
-                duplicateWindow, timeout, outageGrace, id);
+                duplicateWindow, timeout, outageGrace, id, link);
     }
 
     private static List<String> natsUrls(ConfigValues v) {
