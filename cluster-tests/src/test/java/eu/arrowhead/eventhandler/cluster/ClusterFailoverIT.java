@@ -75,7 +75,8 @@ class ClusterFailoverIT {
                 assertTrue(load.awaitAcknowledged(WAIT), "a third of the events acknowledged");
                 long faultAt = System.nanoTime();
                 int formerLeader = fault.inject(cluster);
-                long leaderBackAt = formerLeader < 0 ? faultAt : DeliveryCheck.awaitNewLeader(cluster, formerLeader, WAIT);
+                long leaderBackAt = formerLeader < 0 ? faultAt
+                        : DeliveryCheck.awaitNewLeader(cluster, formerLeader, WAIT);
                 load.awaitDone(WAIT);
                 List<Long> acknowledged = load.acknowledged();
                 assertEquals(List.of(), load.failures(), "publishes that failed despite the other nodes");

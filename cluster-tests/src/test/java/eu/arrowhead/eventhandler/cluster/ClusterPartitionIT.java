@@ -70,8 +70,8 @@ class ClusterPartitionIT {
                 // The stream kept its leader: the other nodes' subscribers never wait for one.
                 for (int i : new int[] {0, 2}) {
                     Duration pause = received.get(i).longestPauseAfter(nodeFrozenAt);
-                    assertTrue(pause.compareTo(DeliveryCheck.RESUMED_WITHIN) <= 0, "subscriber " + i + " paused " + pause.toMillis()
-                            + " ms while node 1 was frozen");
+                    assertTrue(pause.compareTo(DeliveryCheck.RESUMED_WITHIN) <= 0,
+                            "subscriber " + i + " paused " + pause.toMillis() + " ms while node 1 was frozen");
                 }
                 DeliveryCheck.resumedWithin(List.of(received.get(1)), nodeThawedAt, "after node 1's SIGCONT", WAIT);
                 report("SIGSTOP of node 1", load, received, nodeFrozenAt, nodeThawedAt);

@@ -83,7 +83,7 @@ final class PublishLoad implements AutoCloseable {
         stopping = true;
     }
 
-    /** The longest publish among those that returned after {@code sinceNanos} and were called before {@code untilNanos}. */
+    /** The longest of the publishes that returned after {@code sinceNanos} and began before {@code untilNanos}. */
     Duration longestPublishBetween(long sinceNanos, long untilNanos) {
         long longest = 0;
         synchronized (calls) {

@@ -229,8 +229,8 @@ final class StreamPublisher {
             if (cause instanceof CancellationException) {
                 return Attempt.UNANSWERED;
             }
-            if (cause instanceof NotSentException
-                    || cause instanceof JetStreamApiException api && LEADERLESS_API_ERRORS.contains(api.getApiErrorCode())
+            if (cause instanceof NotSentException || cause instanceof JetStreamApiException api
+                    && LEADERLESS_API_ERRORS.contains(api.getApiErrorCode())
                     || cause.getMessage() != null && cause.getMessage().contains(Status.NO_RESPONDERS_TEXT)) {
                 return Attempt.NOT_STORED;
             }
