@@ -78,6 +78,9 @@ class ClusterPartitionIT {
 
                 load.stop();
                 load.awaitDone(WAIT);
+                // The publish node 1 held through its freeze returns only after SIGCONT.
+                LOG.warn("SIGSTOP of node 1: the longest publish, all returned, {} ms",
+                        load.longestPublishBetween(nodeFrozenAt, nodeThawedAt).toMillis());
                 assertEquals(List.of(), load.failures(), "publishes that failed despite the other nodes");
                 DeliveryCheck.everyAcknowledgedOnceInOrder(cluster, received, load.acknowledged(), WAIT);
             } finally {
