@@ -31,21 +31,29 @@ class ClusterFailoverIT {
 
     @Test
     void killingAnEventHandlerNodeLosesNothing() throws Exception {
-        run("failover.node", cluster -> cluster.node(0).kill());
+        run("failover.node", cluster -> {
+            cluster.node(0).kill();
+            return -1;
+        });
     }
 
     /**
      * The server that leads the stream: until JetStream has elected another, a publish reaches no stream, and the
      * node waits for the new leader rather than refusing it (a publisher whose retries were spent sooner than the
-     * election failed here before).
+     * election failed here before). SSE delivery resumes within cluster.timeout-seconds + 2 s of the new leader.
      */
     @Test
     void killingTheNatsServerThatLeadsTheStreamLosesNothing() throws Exception {
-        run("failover.nats", cluster -> cluster.nats().kill(cluster.streamLeader()));
+        run("failover.nats", cluster -> {
+            int leader = cluster.streamLeader();
+            cluster.nats().kill(leader);
+            return leader;
+        });
     }
 
     private interface Fault {
-        void inject(ProcessCluster cluster) throws Exception;
+        /** @return the NATS server that led the stream and was taken away, or -1 */
+        int inject(ProcessCluster cluster) throws Exception;
     }
 
     private void run(String eventType, Fault fault) throws Exception {
@@ -66,26 +74,27 @@ class ClusterFailoverIT {
                 load.start();
                 assertTrue(load.awaitAcknowledged(WAIT), "a third of the events acknowledged");
                 long faultAt = System.nanoTime();
-                fault.inject(cluster);
+                int formerLeader = fault.inject(cluster);
+                long leaderBackAt = formerLeader < 0 ? faultAt
+                        : DeliveryCheck.awaitNewLeader(cluster, formerLeader, WAIT);
                 load.awaitDone(WAIT);
                 List<Long> acknowledged = load.acknowledged();
                 assertEquals(List.of(), load.failures(), "publishes that failed despite the other nodes");
                 assertEquals(PUBLISHERS * EVENTS_EACH, acknowledged.size());
 
-                for (ReceivedIds ids : received) {
-                    Await.until("a subscriber to receive every acknowledged event", WAIT, () -> ids.hasAll(acknowledged));
+                DeliveryCheck.everyAcknowledgedOnceInOrder(cluster, received, acknowledged, WAIT);
+                if (formerLeader >= 0) {
+                    DeliveryCheck.resumedWithin(received, leaderBackAt, "after the stream's new leader", WAIT);
+                    LOG.warn("{}: the new stream leader after {} ms", eventType,
+                            Duration.ofNanos(leaderBackAt - faultAt).toMillis());
                 }
                 for (int i = 0; i < received.size(); i++) {
                     ReceivedIds ids = received.get(i);
-                    assertEquals(List.of(), ids.missing(acknowledged), "lost by subscriber " + i);
-                    assertEquals(0, ids.duplicates(), "duplicated to subscriber " + i);
-                    assertTrue(ids.increasing(), "out of order for subscriber " + i);
-                    assertEquals(0, ids.gaps(), "replay gaps for subscriber " + i);
                     LOG.warn("{}: subscriber {} received {} events over {} connections; its longest pause after the"
-                            + " fault {} ms", eventType, i, ids.ids().size(), ids.connections(),
-                            ids.longestPauseAfter(faultAt).toMillis());
+                            + " fault {} ms; the longest publish {} ms", eventType, i, ids.ids().size(),
+                            ids.connections(), ids.longestPauseAfter(faultAt).toMillis(),
+                            load.longestPublishBetween(faultAt, Long.MAX_VALUE).toMillis());
                 }
-                assertEquals(List.of(), cluster.notInStream(acknowledged), "acknowledged but not in the stream");
             } finally {
                 subscribers.forEach(EventSubscriber::close);
             }

@@ -6,11 +6,14 @@ import eu.arrowhead.eventhandler.testing.TestServer;
 import io.nats.client.Connection;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
+import io.nats.client.Options;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -97,6 +100,26 @@ final class ProcessCluster implements AutoCloseable {
             return Integer.parseInt(leader.substring(1));
         } catch (JetStreamApiException e) {
             throw new IOException("cannot ask JetStream which server leads the stream: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The index of the server that leads the stream, asked of every server but {@code cutOff} (which may be
+     * frozen); -1 while they know of none.
+     */
+    int streamLeaderAskingAllBut(int cutOff) {
+        String others = String.join(",", java.util.stream.IntStream.range(0, 3).filter(i -> i != cutOff)
+                .mapToObj(nats::url).toList());
+        Options options = Options.builder().server(others).connectionTimeout(Duration.ofSeconds(2)).build();
+        try (Connection connection = Nats.connect(options)) {
+            String leader = connection.jetStreamManagement(JetStreamOptions.builder()
+                    .requestTimeout(Duration.ofSeconds(1)).build()).getStreamInfo(STREAM).getClusterInfo().getLeader();
+            return leader == null ? -1 : Integer.parseInt(leader.substring(1));
+        } catch (IOException | JetStreamApiException e) {
+            return -1; // no leader to answer now
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return -1;
         }
     }
 

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /** What one subscriber received: the ids and payloads in arrival order, when, and its connections and gaps. */
@@ -80,6 +81,12 @@ final class ReceivedIds implements EventListener, SubscriptionListener {
     synchronized List<Long> missing(Collection<Long> wanted) {
         Set<Long> got = new HashSet<>(ids);
         return wanted.stream().filter(id -> !got.contains(id)).sorted().toList();
+    }
+
+    /** How long after {@code sinceNanos} the first event arrived that arrived after it; empty if none did. */
+    synchronized Optional<Duration> firstArrivalAfter(long sinceNanos) {
+        return arrivalNanos.stream().filter(arrival -> arrival >= sinceNanos).findFirst()
+                .map(arrival -> Duration.ofNanos(arrival - sinceNanos));
     }
 
     /** The longest pause between two events that arrived after {@code sinceNanos}, or before the first of them. */

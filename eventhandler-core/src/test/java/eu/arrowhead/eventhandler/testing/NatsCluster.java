@@ -174,6 +174,11 @@ public final class NatsCluster implements AutoCloseable {
         servers[i] = server;
     }
 
+    /** The process id of server {@code i}, for a test that sends it signals of its own. */
+    public long pid(int i) {
+        return servers[i].pid();
+    }
+
     /** SIGKILL of server {@code i}. */
     public void kill(int i) throws InterruptedException {
         Process server = servers[i];
