@@ -35,7 +35,7 @@ final class EmbeddedH2 {
      * held 3-8 MiB beyond every share of the heap (issue 29). Steps of 512 KiB stay within the buffer H2 starts
      * with (1 MiB), and the steps are repeated until the compaction's time is up.
      */
-    static final int COMPACT_STEP_BYTES = 512 << 10;
+    private static final int COMPACT_STEP_BYTES = 512 << 10;
 
     private EmbeddedH2() {
     }
