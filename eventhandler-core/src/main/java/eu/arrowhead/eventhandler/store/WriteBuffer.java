@@ -40,6 +40,15 @@ final class WriteBuffer {
         }
     }
 
+    /**
+     * A batch takes at most this part of the buffer's bytes. While H2 writes a batch it holds several copies of it
+     * that the buffer does not count: the rows' strings, each large value converted to its bytes and put in blocks,
+     * the blocks' unsaved pages, and the chunk written to the file, whose buffer H2 keeps for the next chunk if it
+     * is under 4 MiB. With a whole full buffer as one batch (60 KB events at {@code -Xmx64m}) those copies came to
+     * some 10 MiB beyond every share; one eighth keeps them within about half the buffer's own share.
+     */
+    private static final int BATCH_PARTS = 8;
+
     private final int maxEvents;
     private final long maxBytes;
     /** Appended, not yet taken by the writer. */
@@ -93,14 +102,21 @@ final class WriteBuffer {
         return !pending.isEmpty();
     }
 
-    /** Hands the oldest entries, up to {@code maxBatch} events (at least one entry), to the writer. */
+    /**
+     * Hands the oldest entries, up to {@code maxBatch} events and {@link #BATCH_PARTS 1/8} of the buffer's bytes (at
+     * least one entry), to the writer.
+     */
     List<Entry> take(int maxBatch) {
         List<Entry> batch = new ArrayList<>();
         int count = 0;
-        while (!pending.isEmpty() && (batch.isEmpty() || count + pending.peekFirst().events().size() <= maxBatch)) {
-            Entry entry = pending.pollFirst();
-            batch.add(entry);
-            count += entry.events().size();
+        long size = 0;
+        long maxSize = maxBytes / BATCH_PARTS;
+        Entry next;
+        while ((next = pending.peekFirst()) != null
+                && (batch.isEmpty() || count + next.events().size() <= maxBatch && size + next.bytes() <= maxSize)) {
+            batch.add(pending.pollFirst());
+            count += next.events().size();
+            size += next.bytes();
         }
         inFlight = batch;
         return batch;
