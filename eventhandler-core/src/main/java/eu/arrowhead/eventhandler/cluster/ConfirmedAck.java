@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * without an answer: sent while the cursor's leader dies, or while it has none, it is lost, and the cursor holds
  * the event as in flight until its acknowledgement wait (20 s by default) has passed, then sends it again: the
  * subscriber waited that long and got the event twice. Here each acknowledgement asks for JetStream's answer and
- * is sent again every {@link #AGAIN} until it comes, for as long as the acknowledgement wait allows.
+ * is sent again every {@link #AGAIN} until it comes, for up to twice the acknowledgement wait: an election that
+ * outlasts the wait leaves the new leader to send the event again, unless this acknowledgement reaches it first.
  */
 final class ConfirmedAck {
     private static final Logger LOG = LoggerFactory.getLogger(ConfirmedAck.class);
@@ -25,10 +26,10 @@ final class ConfirmedAck {
     private final Connection nats;
     private final Duration patience;
 
-    /** @param patience how long to keep trying: the cursor's acknowledgement wait, after which it resends anyway */
-    ConfirmedAck(Connection nats, Duration patience) {
+    /** @param ackWait the cursor's acknowledgement wait */
+    ConfirmedAck(Connection nats, Duration ackWait) {
         this.nats = nats;
-        this.patience = patience;
+        this.patience = ackWait.multipliedBy(2);
     }
 
     /** Acknowledges {@code message}; returns at once, the confirmation comes later or never. */
