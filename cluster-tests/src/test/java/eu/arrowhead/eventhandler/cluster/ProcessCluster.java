@@ -16,6 +16,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * A cluster as users run one: clustered nats-server processes (the stream with 3 replicas) and Event Handler nodes
@@ -121,6 +123,44 @@ final class ProcessCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /** The index of the NATS server that leads the durable consumer {@code consumer} of the stream now. */
+    int consumerLeader(String consumer) throws IOException, InterruptedException {
+        try (Connection connection = Nats.connect(nats.urls())) {
+            String leader = connection.jetStreamManagement().getConsumerInfo(STREAM, consumer).getClusterInfo()
+                    .getLeader();
+            return Integer.parseInt(leader.substring(1));
+        } catch (JetStreamApiException e) {
+            throw new IOException("cannot ask JetStream which server leads " + consumer + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static final Pattern META_LEADER = Pattern.compile(
+            "(\\d{4}/\\d\\d/\\d\\d \\d\\d:\\d\\d:\\d\\d\\.\\d+) \\[INF\\] (?:JetStream cluster new metadata leader:"
+                    + " n(\\d+)/|(Self is new JetStream cluster metadata leader))");
+
+    /**
+     * The index of the NATS server that leads JetStream's metadata (the meta leader) now, as the servers logged
+     * their last election: JetStream's API does not say, and nats-server 2.9 tells only its monitoring port.
+     * Ask only while every server runs and the election is over.
+     */
+    int metaLeader() {
+        String latestAt = "";
+        int leader = -1;
+        for (int i = 0; i < 3; i++) {
+            Matcher found = META_LEADER.matcher(nats.log(i));
+            while (found.find()) {
+                if (found.group(1).compareTo(latestAt) >= 0) {
+                    latestAt = found.group(1);
+                    leader = found.group(3) != null ? i : Integer.parseInt(found.group(2));
+                }
+            }
+        }
+        if (leader < 0) {
+            throw new IllegalStateException("no NATS server logged a meta leader");
+        }
+        return leader;
     }
 
     /** The ids of {@code ids} that the stream does not hold. */

@@ -62,7 +62,11 @@ public final class ClusterNode implements AutoCloseable {
     private volatile StreamFeed feed;
     /** Set when the node is connected again: its feed's consumer may have gone with the server it lived on. */
     private volatile boolean feedNeedsRestart;
+    /** Set when the node is connected again: its push cursors' pulls may have gone the same way. */
+    private volatile boolean pullsNeedRestart;
     private FeedWatch feedWatch;
+    private volatile CursorWatch cursorWatch;
+    private final FreezeWatch freezeWatch = new FreezeWatch();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(
             NamedThreads.of("eh-cluster"));
 
@@ -193,13 +197,18 @@ public final class ClusterNode implements AutoCloseable {
             throw new IOException("the cluster's stream cannot be read: " + e.getMessage(), e);
         }
         Dispatcher dispatcher = connection.nats().createDispatcher();
+        ConfirmedAck acks = new ConfirmedAck(connection.nats(), PushCursor.ackWait(push));
+        CursorWatch watch = new CursorWatch(connection.management(quickTimeout()), config.stream());
         SharedDeadLetters shared = new SharedDeadLetters(letterBucket, management, reader, sender, push);
         shared.watchPauses(config.timeout());
         shared.sweep(subscriptions::ids);
         deadLetters = shared;
+        cursorWatch = watch;
         return (id, rules) -> {
-            PushCursor cursor = new PushCursor(id, stream, dispatcher, messages, sender, push, shared, rules);
+            PushCursor cursor = new PushCursor(id, stream, dispatcher, messages, sender, push, shared, rules,
+                    freezeWatch, acks);
             shared.register(id, cursor);
+            watch.add(cursor);
             return cursor;
         };
     }
@@ -244,21 +253,36 @@ public final class ClusterNode implements AutoCloseable {
             @Override
             public void restored() {
                 feedNeedsRestart = true;
+                pullsNeedRestart = true;
                 hub.refuseFor(null);
             }
         });
         feed = StreamFeed.start(connection.nats(), connection.jetStream(config.timeout()), config.stream(), messages,
                 hub);
-        feedWatch = new FeedWatch(management, config.stream(), hub);
+        feedWatch = new FeedWatch(connection.management(quickTimeout()), config.stream(), hub);
         ticker.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Ends the streams of an outage that lasts ({@link ClusterConnection#checkOutage}), and restarts the feed once
-     * the node is connected again or the feed has stalled ({@link FeedWatch}). Runs on the node's own thread, five
+     * How long one try of a restart, or one question of a watch, waits for JetStream: a fifth of
+     * {@code cluster.timeout-seconds}, at least half a second. A new consumer needs JetStream's meta leader; when
+     * its server has died, tries that each waited the whole timeout held a node's feed 10.5 s, while short tries,
+     * one every tick, find the new meta leader within a tick of its election.
+     */
+    private Duration quickTimeout() {
+        Duration fifth = config.timeout().dividedBy(5); // the timeout is at least 1 s (validated)
+        Duration floor = Duration.ofMillis(500);
+        return fifth.compareTo(floor) < 0 ? floor : fifth;
+    }
+
+    /**
+     * Ends the streams of an outage that lasts ({@link ClusterConnection#checkOutage}), restarts the feed once
+     * the node is connected again or the feed has stalled ({@link FeedWatch}), and pulls again from the push
+     * cursors then or when one has stalled ({@link CursorWatch}). Runs on the node's own thread, five
      * times a second, since it may wait for NATS.
      */
     private void tick() {
+        freezeWatch.ticked();
         try {
             connection.checkOutage();
             if (!connection.isUp()) {
@@ -269,8 +293,16 @@ public final class ClusterNode implements AutoCloseable {
                         + " reading it again", connection.nodeName(), FeedWatch.STALL.toSeconds());
                 feedNeedsRestart = true;
             }
+            CursorWatch cursors = cursorWatch;
+            if (cursors != null) {
+                if (pullsNeedRestart) {
+                    pullsNeedRestart = false;
+                    cursors.pullAllAgain();
+                }
+                cursors.check(hub.lastId());
+            }
             if (feedNeedsRestart) {
-                feed.restart();
+                feed.restart(connection.jetStream(quickTimeout()));
                 feedNeedsRestart = false;
             }
         } catch (IOException | RuntimeException e) {

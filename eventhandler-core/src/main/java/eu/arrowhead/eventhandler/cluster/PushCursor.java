@@ -65,6 +65,8 @@ final class PushCursor implements PushDelivery {
     private final PushSender sender;
     private final PushConfig config;
     private final SharedDeadLetters letters;
+    private final FreezeWatch freeze;
+    private final ConfirmedAck acks;
     private volatile PushRules rules;
     /** Guarded by this. */
     private String topicKey;
@@ -74,13 +76,16 @@ final class PushCursor implements PushDelivery {
     private MessageConsumer consumer;
     /** Why the subscription is paused, or {@code null}; written under this, read by the deliveries without it. */
     private volatile String pausedBecause;
+    /** Set once the subscription is gone. */
+    private volatile boolean closed;
 
     /**
      * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
      *                   asynchronous
      */
     PushCursor(long subscriptionId, StreamContext stream, Dispatcher dispatcher, StreamMessages messages,
-               PushSender sender, PushConfig config, SharedDeadLetters letters, PushRules rules) {
+               PushSender sender, PushConfig config, SharedDeadLetters letters, PushRules rules,
+               FreezeWatch freeze, ConfirmedAck acks) {
         this.subscriptionId = subscriptionId;
         this.name = "eventhandler-push-" + subscriptionId;
         this.stream = stream;
@@ -90,6 +95,8 @@ final class PushCursor implements PushDelivery {
         this.config = config;
         this.letters = letters;
         this.rules = rules;
+        this.freeze = freeze;
+        this.acks = acks;
     }
 
     long subscriptionId() {
@@ -156,13 +163,57 @@ final class PushCursor implements PushDelivery {
         return letters.pauseReason(subscriptionId);
     }
 
+    /**
+     * Drops this node's pulls and pulls afresh, if it follows a topic and is not paused. A pull lives on the NATS
+     * server that leads the cursor: when that server dies, or this node's connection moves, the pull is gone
+     * without a word, and the client library would ask again only at its heartbeat alarm ({@link CursorWatch}).
+     */
+    synchronized void pullAgain() {
+        if (cursor == null || pausedBecause != null) {
+            return;
+        }
+        if (consumer != null) {
+            try {
+                consumer.close(); // at once: its pull is gone, a stop would wait for the pull's end
+            } catch (Exception e) {
+                LOG.debug("push subscription {}'s old pull did not close cleanly: {}", subscriptionId, e.getMessage());
+            }
+            consumer = null;
+        }
+        try {
+            pullUnlessPaused();
+        } catch (IOException | JetStreamApiException e) {
+            LOG.debug("push subscription {} cannot pull from its cursor yet: {}", subscriptionId, e.getMessage());
+        }
+    }
+
+    /** The durable consumer's name in the stream. */
+    String name() {
+        return name;
+    }
+
+    /** Whether the subscription is gone. */
+    boolean closed() {
+        return closed;
+    }
+
+    /** Whether this node pulls from the cursor now. */
+    synchronized boolean pulling() {
+        return consumer != null;
+    }
+
     /** The topic it follows now, or {@code null}. */
     synchronized String topic() {
         return topicKey;
     }
 
+    /** How long the stream waits for a node's acknowledgement before it gives the event to another node. */
+    static Duration ackWait(PushConfig config) {
+        return config.connectTimeout().plus(config.responseTimeout()).plusSeconds(5);
+    }
+
     private ConsumerConfiguration configuration(String topic) {
-        Duration ackWait = config.connectTimeout().plus(config.responseTimeout()).plusSeconds(5);
+        Duration ackWait = ackWait(config);
         return ConsumerConfiguration.builder()
                 .durable(name)
                 .filterSubject(messages.subject(topic))
@@ -194,6 +245,7 @@ final class PushCursor implements PushDelivery {
     /** The subscription is gone: its cursor and its dead letters go too (whichever node deletes them first). */
     @Override
     public synchronized void close() {
+        closed = true;
         stopPulling();
         cursor = null;
         topicKey = null;
@@ -230,28 +282,47 @@ final class PushCursor implements PushDelivery {
         try {
             event = messages.decode(message.getHeaders(), message.getData());
         } catch (IllegalArgumentException e) {
-            message.ack();
+            acks.ack(message);
             return;
+        }
+        if (freeze.justFrozen() && deliveredSince(message)) {
+            LOG.debug("event {} waited through a freeze of this node and the stream gave it to another node"
+                    + " since; not sent from here", id);
+            return; // neither acknowledged nor handed back: it is the other node's now
         }
         PushRules current = rules;
         if (!current.passes(PublishedEvent.logged(id, event))) {
-            message.ack();
+            acks.ack(message);
             return;
         }
         sender.postOnce(current.target(), EventEncoding.pushed(event.json()),
                 why -> answered(message, id, event.eventType(), why));
     }
 
+    /**
+     * Whether the cursor has delivered anything after this message: it was given to another node (its
+     * acknowledgement wait passed while this node stood still), or taken already. One question to the cursor's
+     * leader, asked only after a freeze; if it cannot be answered, the event is sent (at least once).
+     */
+    private boolean deliveredSince(Message message) {
+        try {
+            return stream.getConsumerInfo(name).getDelivered().getConsumerSequence()
+                    > message.metaData().consumerSequence();
+        } catch (IOException | JetStreamApiException e) {
+            return false;
+        }
+    }
+
     /** On an I/O thread: the event is taken, set aside, or handed back to the stream for a later try. */
     private void answered(Message message, long id, String eventType, FailedPost why) {
         if (why == null) {
-            message.ack();
+            acks.ack(message);
             return;
         }
         long tries = message.metaData().deliveredCount();
         Runnable later = () -> message.nakWithDelay(config.backoff(tries - 1));
         if (why.permanent() && tries > config.poisonRetries()) {
-            letters.setAside(this, id, eventType, why, tries, message::ack, later);
+            letters.setAside(this, id, eventType, why, tries, () -> acks.ack(message), later);
             return;
         }
         LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id, rules.target(),

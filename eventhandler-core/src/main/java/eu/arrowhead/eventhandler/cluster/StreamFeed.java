@@ -67,8 +67,11 @@ final class StreamFeed implements AutoCloseable {
         return feed;
     }
 
-    /** Replaces the consumer with a new one that starts after the hub's last id. */
-    synchronized void restart() throws IOException {
+    /**
+     * Replaces the consumer with a new one that starts after the hub's last id, asking JetStream through
+     * {@code quick}: one short try, which the node repeats until it succeeds, rather than one try per full timeout.
+     */
+    synchronized void restart(JetStream quick) throws IOException {
         Consumer replaced = current;
         current = null;
         if (replaced != null && replaced.subscription != null) {
@@ -78,10 +81,14 @@ final class StreamFeed implements AutoCloseable {
                 // already gone with the server it lived on
             }
         }
-        subscribe();
+        subscribe(quick);
     }
 
     private synchronized void subscribe() throws IOException {
+        subscribe(jetStream);
+    }
+
+    private synchronized void subscribe(JetStream through) throws IOException {
         long after = hub.lastId();
         PushSubscribeOptions options = PushSubscribeOptions.builder()
                 .stream(stream)
@@ -94,7 +101,7 @@ final class StreamFeed implements AutoCloseable {
         Consumer consumer = new Consumer();
         current = consumer;
         try {
-            consumer.subscription = jetStream.subscribe(messages.allSubjects(), dispatcher, consumer::deliver, false,
+            consumer.subscription = through.subscribe(messages.allSubjects(), dispatcher, consumer::deliver, false,
                     options);
         } catch (JetStreamApiException e) {
             current = null;

@@ -98,7 +98,7 @@ class StreamFeedTest {
             first.deliver(message(sequence));
         }
 
-        feed.restart();
+        feed.restart(nats.jetStream);
 
         List<Consumer> consumers = nats.consumers();
         assertEquals(2, consumers.size());
@@ -134,7 +134,7 @@ class StreamFeedTest {
         });
         assertTrue(holding.await(10, TimeUnit.SECONDS), "the delivery of 6 is under way");
 
-        feed.restart();
+        feed.restart(nats.jetStream);
         Consumer second = nats.consumers().get(1);
         assertEquals(6, second.startSequence(), "6 was not delivered yet when the feed restarted");
         letGo.countDown();

@@ -1,0 +1,285 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import eu.arrowhead.eventhandler.api.EventPublishRequest;
+import eu.arrowhead.eventhandler.publisher.EventPublisher;
+import eu.arrowhead.eventhandler.subscriber.EventSubscriber;
+import eu.arrowhead.eventhandler.testing.Await;
+import io.nats.client.Connection;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.JetStreamOptions;
+import io.nats.client.Nats;
+import io.nats.client.Options;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumers of the stream after NATS failures, one after another on one cluster (three NATS servers, three
+ * nodes, an SSE subscriber on each node and a push subscriber), while one publisher publishes ten events a second:
+ * SIGKILL of the server that leads the push subscription's cursor, then of the server that leads JetStream's
+ * metadata (a new consumer needs it); then SIGSTOP of a node for 20 s. After each kill, once JetStream has a
+ * leader again, every subscriber receives the events published since within {@code cluster.timeout-seconds} + 2 s;
+ * after each fault, every acknowledged event reached every subscriber once and in order.
+ */
+class ClusterConsumerRecoveryIT {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterConsumerRecoveryIT.class);
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    /** {@code cluster.timeout-seconds} (its default) + 2 s. */
+    private static final Duration RESUMED_WITHIN = Duration.ofSeconds(5 + 2);
+    private static final String TYPE = "recovery";
+    /** The subscribers' read timeout: 3 heartbeats of the nodes' {@code sse.heartbeat-seconds=1}. */
+    private static final Duration SILENCE = Duration.ofSeconds(3);
+    private static final Duration FROZEN = Duration.ofSeconds(20);
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    Path directory;
+
+    /** Publishes one event every 100 ms and keeps when each was sent and which id it got. */
+    private static final class Publisher implements AutoCloseable {
+        final List<String> acknowledged = new CopyOnWriteArrayList<>();
+        final Map<String, Long> sentNanos = new ConcurrentHashMap<>();
+        final Map<String, Long> ackedNanos = new ConcurrentHashMap<>();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
+        private final EventPublisher publisher;
+        private final Thread thread;
+        private volatile boolean running = true;
+
+        Publisher(List<URI> nodes) {
+            publisher = EventPublisher.builder(nodes).build(); // the library's defaults, as an application has them
+            thread = new Thread(this::run, "recovery-publisher");
+            thread.start();
+        }
+
+        private void run() {
+            for (int i = 0; running; i++) {
+                String payload = "r" + i;
+                sentNanos.put(payload, System.nanoTime());
+                try {
+                    publisher.publish(EventPublishRequest.of(TYPE, payload));
+                    ackedNanos.put(payload, System.nanoTime());
+                    acknowledged.add(payload);
+                } catch (Exception e) {
+                    failures.add(e);
+                }
+                try {
+                    Thread.sleep(100); // the pace of the load, not a synchronisation
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        /** The first event sent after {@code nanos}, once it is acknowledged. */
+        String firstSentAfter(long nanos) throws InterruptedException {
+            String[] found = new String[1];
+            Await.until("an event sent after the leader was back to be acknowledged", WAIT, () -> {
+                for (String payload : acknowledged) {
+                    if (sentNanos.get(payload) > nanos) {
+                        found[0] = payload;
+                        return true;
+                    }
+                }
+                return false;
+            });
+            return found[0];
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running = false;
+            thread.join(WAIT.toMillis());
+            publisher.close();
+        }
+    }
+
+    @Test
+    void everyConsumerResumesSoonAfterTheLeadersItNeedsAreBack() throws Exception {
+        try (ProcessCluster cluster = ProcessCluster.start(directory, 3, "--push.retry-max-millis=1000",
+                "--sse.heartbeat-seconds=1", "--push.connect-timeout-seconds=1", "--push.response-timeout-seconds=10");
+             PushTarget target = new PushTarget();
+             Connection nats = Nats.connect(new Options.Builder().servers(cluster.nats().urls().split(","))
+                     .maxReconnects(-1).build())) {
+            HttpResponse<String> subscribed = HTTP.send(HttpRequest.newBuilder(cluster.urisFrom(0).get(0)
+                            .resolve("eventhandler/subscribe")).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(target.subscription("recovering", TYPE))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, subscribed.statusCode(), subscribed.body());
+            JetStreamManagement quick = nats.jetStreamManagement(JetStreamOptions.builder()
+                    .requestTimeout(Duration.ofMillis(500)).build());
+            String cursor = quick.getConsumerNames(ProcessCluster.STREAM).stream()
+                    .filter(name -> name.startsWith("eventhandler-push-")).findFirst().orElseThrow();
+
+            List<ReceivedIds> received = new ArrayList<>();
+            List<EventSubscriber> subscribers = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                ReceivedIds ids = new ReceivedIds();
+                received.add(ids);
+                subscribers.add(EventSubscriber.builder(cluster.urisFrom(i)).eventTypes(TYPE)
+                        .reconnectBackoff(Duration.ofMillis(100), Duration.ofSeconds(1))
+                        .readTimeout(SILENCE).listener(ids).subscriptionListener(ids).subscribe());
+            }
+            Await.until("every subscriber to be connected", WAIT,
+                    () -> received.stream().allMatch(ids -> ids.connections() > 0));
+            // Nodes 0 and 2: a publish sent to the frozen node 1 would wait for the client's timeout (the publishers'
+            // side of a freeze, not what this test measures).
+            try (Publisher publisher = new Publisher(List.of(cluster.urisFrom(0).get(0), cluster.urisFrom(2).get(0)))) {
+                String warm = publisher.firstSentAfter(System.nanoTime());
+                awaitEverywhere(received, target, warm, WAIT);
+
+                int consumerLeader = cluster.consumerLeader(cursor);
+                fault("kill of the push cursor's leader n" + consumerLeader, cluster, consumerLeader, publisher,
+                        received, target, () -> answers(() -> quick.getConsumerInfo(ProcessCluster.STREAM, cursor)
+                                .getClusterInfo().getLeader() != null)
+                                && answers(() -> quick.getStreamInfo(ProcessCluster.STREAM) != null));
+
+                int metaLeader = cluster.metaLeader();
+                fault("kill of the meta leader n" + metaLeader, cluster, metaLeader, publisher, received, target,
+                        () -> answers(() -> quick.getStreamNames() != null)
+                                && answers(() -> quick.getStreamInfo(ProcessCluster.STREAM) != null));
+
+                freeze(cluster, publisher, received, target);
+            } finally {
+                subscribers.forEach(EventSubscriber::close);
+            }
+        }
+    }
+
+    /**
+     * SIGSTOP of node 1 for {@link #FROZEN}: its SSE subscriber hears no heartbeat and moves to another node after
+     * {@link #SILENCE}; push goes on from the other nodes, at the latest once the event the frozen node held has
+     * waited out the acknowledgement wait (1 + 10 + 5 s here: shorter than the freeze,
+     * longer than an election after a kill). Then SIGCONT: nothing lost, nothing twice over SSE,
+     * and push repeats nothing it need not.
+     */
+    private void freeze(ProcessCluster cluster, Publisher publisher, List<ReceivedIds> received, PushTarget target)
+            throws Exception {
+        long frozenAt = System.nanoTime();
+        try (Freeze frozen = Freeze.of(cluster.node(1).process().pid())) {
+            String next = publisher.firstSentAfter(frozenAt);
+            // A publisher that had moved to the frozen node waits for its client's timeout: the publishers' side.
+            long from = Math.max(frozenAt, publisher.ackedNanos.get(next));
+            List<Long> took = awaitEverywhere(received, target, next, WAIT);
+            LOG.warn("SIGSTOP of node 1: {} acknowledged {} ms after the freeze, delivered by the 3 SSE subscribers"
+                    + " and push {} ms after that", next, (from - frozenAt) / 1_000_000,
+                    took.stream().map(at -> (at - from) / 1_000_000).toList());
+            Duration ackWait = Duration.ofSeconds(1 + 10 + 5);
+            for (long at : took) {
+                assertTrue(at - from <= ackWait.plus(RESUMED_WITHIN).toNanos(), () -> "SIGSTOP of node 1: a"
+                        + " subscriber received " + next + " only " + (at - from) / 1_000_000 + " ms after it was"
+                        + " acknowledged");
+            }
+            long left = FROZEN.toNanos() - (System.nanoTime() - frozenAt);
+            if (left > 0) {
+                // The scenario is a node frozen this long: nothing to wait for but the time itself.
+                Thread.sleep(left / 1_000_000);
+            }
+        }
+        String after = publisher.firstSentAfter(System.nanoTime());
+        awaitEverywhere(received, target, after, WAIT);
+        List<String> pushed = target.payloads();
+        LOG.warn("SIGSTOP of node 1 for {} s: {} events pushed, {} of them twice", FROZEN.toSeconds(), pushed.size(),
+                pushed.size() - new LinkedHashSet<>(pushed).size());
+        assertEverythingOnceInOrder("SIGSTOP of node 1", publisher, received, target);
+    }
+
+    /** Whether a JetStream question is answered now. */
+    private interface Question {
+        boolean ask() throws Exception;
+    }
+
+    private static boolean answers(Question question) {
+        try {
+            return question.ask();
+        } catch (Exception e) {
+            return false;
+        }
+    }
+
+    /**
+     * SIGKILL of NATS server {@code server}; waits until {@code leaderBack}, asserts that every subscriber received
+     * the first event sent after that within {@link #RESUMED_WITHIN}, restarts the server, and checks what
+     * everyone received so far.
+     */
+    private void fault(String what, ProcessCluster cluster, int server, Publisher publisher,
+                       List<ReceivedIds> received, PushTarget target, BooleanSupplier leaderBack) throws Exception {
+        long faultAt = System.nanoTime();
+        cluster.nats().kill(server);
+        Await.until("JetStream to have its leaders again after the " + what, WAIT, leaderBack);
+        long backAt = System.nanoTime();
+        String next = publisher.firstSentAfter(backAt);
+        long from = Math.max(backAt, publisher.ackedNanos.get(next));
+        List<Long> took = awaitEverywhere(received, target, next, WAIT);
+        LOG.warn("{}: leaders back {} ms after it; {} delivered by the 3 SSE nodes and push {} ms after that",
+                what, (backAt - faultAt) / 1_000_000, next,
+                took.stream().map(at -> (at - from) / 1_000_000).toList());
+        for (long at : took) {
+            assertTrue(at - from <= RESUMED_WITHIN.toNanos(), () -> what + ": a subscriber received " + next
+                    + " only " + (at - from) / 1_000_000 + " ms after the leaders were back and it was acknowledged;"
+                    + " the nodes' warnings:\n" + warnings(cluster));
+        }
+        cluster.nats().startServer(server);
+        cluster.nats().awaitJetStream(WAIT);
+        assertEverythingOnceInOrder(what, publisher, received, target);
+    }
+
+    private static String warnings(ProcessCluster cluster) {
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            int node = i;
+            cluster.node(i).output().lines().filter(line -> line.contains("WARN"))
+                    .forEach(line -> lines.append("node-").append(node).append(": ").append(line).append('\n'));
+        }
+        return lines.toString();
+    }
+
+    /** Waits until every SSE subscriber and the push target have {@code payload}; when each had it (nanos). */
+    private static List<Long> awaitEverywhere(List<ReceivedIds> received, PushTarget target, String payload,
+                                              Duration timeout) throws InterruptedException {
+        List<Long> at = new ArrayList<>();
+        for (ReceivedIds ids : received) {
+            Await.until("an SSE subscriber to receive " + payload, timeout, () -> ids.payloads().contains(payload));
+            at.add(System.nanoTime());
+        }
+        Await.until("the push subscriber to receive " + payload, timeout, () -> target.payloads().contains(payload));
+        at.add(System.nanoTime());
+        return at;
+    }
+
+    private static void assertEverythingOnceInOrder(String what, Publisher publisher, List<ReceivedIds> received,
+                                                    PushTarget target) throws InterruptedException {
+        List<String> acknowledged = List.copyOf(publisher.acknowledged);
+        // A refused publish is the publishers' failover's business (ClusterFailoverIT); here it is only said.
+        publisher.failures.forEach(e -> LOG.warn("{}: a publish failed: {}", what, e.getMessage()));
+        String last = acknowledged.get(acknowledged.size() - 1);
+        awaitEverywhere(received, target, last, WAIT);
+        for (ReceivedIds ids : received) {
+            assertEquals(0, ids.duplicates(), what + ": duplicated over SSE");
+            assertTrue(ids.increasing(), what + ": out of order over SSE");
+            assertTrue(ids.payloads().containsAll(acknowledged), what + ": lost over SSE");
+        }
+        List<String> pushed = target.payloads();
+        List<String> upToLast = pushed.subList(0, pushed.indexOf(last) + 1);
+        assertEquals(upToLast.size(), new LinkedHashSet<>(upToLast).size(), what + ": pushed twice");
+        assertEquals(acknowledged, upToLast.stream().filter(new HashSet<>(acknowledged)::contains).toList(),
+                what + ": lost or reordered by push");
+    }
+}

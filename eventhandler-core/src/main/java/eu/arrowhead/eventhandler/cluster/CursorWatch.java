@@ -1,0 +1,96 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import io.nats.client.JetStreamApiException;
+import io.nats.client.JetStreamManagement;
+import io.nats.client.api.ConsumerInfo;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Notices push cursors whose pulls are lost. A pull waits on the NATS server that leads the cursor; when that
+ * server dies or the cursor's leadership moves, the pull is gone, the cursor shows events pending, none in flight
+ * and no pull waiting, and nothing tells the nodes: the client library asks again only at its heartbeat alarm,
+ * measured at about 90 s. Once a second this asks each cursor of this node that may have work (the stream grew
+ * since it was last seen idle, or it had events pending) how it stands; one seen stalled for {@link #STALL} is
+ * pulled again ({@link PushCursor#pullAgain}). The question goes to the cursor's leader, with a short timeout
+ * so that a dead leader does not hold the other cursors' checks.
+ */
+final class CursorWatch {
+    private static final Logger LOG = LoggerFactory.getLogger(CursorWatch.class);
+    private static final long CHECK_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
+    static final Duration STALL = Duration.ofSeconds(2);
+
+    private final JetStreamManagement management;
+    private final String stream;
+    private final Map<PushCursor, Seen> cursors = new ConcurrentHashMap<>();
+    private long lastCheckNanos;
+
+    /** What the last check saw of one cursor. */
+    private static final class Seen {
+        /** The stream's last id when the cursor was last seen with nothing pending; -1 before. */
+        long idleAt = -1;
+        /** Since when it is seen stalled; 0 while it is not. */
+        long stalledSinceNanos;
+    }
+
+    /** @param management asks with a short timeout (a fraction of {@code cluster.timeout-seconds}) */
+    CursorWatch(JetStreamManagement management, String stream) {
+        this.management = management;
+        this.stream = stream;
+    }
+
+    void add(PushCursor cursor) {
+        cursors.put(cursor, new Seen());
+    }
+
+    /** After a reconnect: every pull of this node may have gone with the server it was on. */
+    void pullAllAgain() {
+        cursors.keySet().forEach(PushCursor::pullAgain);
+    }
+
+    /** Called often on the node's thread; checks at most once a second. {@code streamLastId}: the hub's last id. */
+    void check(long streamLastId) {
+        long now = System.nanoTime();
+        if (now - lastCheckNanos < CHECK_EVERY_NANOS) {
+            return;
+        }
+        lastCheckNanos = now;
+        cursors.keySet().removeIf(PushCursor::closed);
+        cursors.forEach((cursor, seen) -> {
+            if (seen.stalledSinceNanos == 0 && seen.idleAt >= streamLastId) {
+                return; // nothing published since it was idle: nothing to pull
+            }
+            if (!cursor.pulling()) {
+                seen.stalledSinceNanos = 0; // paused, or between topics: not this watch's business
+                return;
+            }
+            ConsumerInfo info;
+            try {
+                info = management.getConsumerInfo(stream, cursor.name());
+            } catch (IOException | JetStreamApiException e) {
+                return; // no leader to answer now: asked again in a second
+            }
+            if (info.getNumPending() == 0 && info.getNumAckPending() == 0) {
+                seen.idleAt = streamLastId;
+                seen.stalledSinceNanos = 0;
+                return;
+            }
+            if (info.getNumAckPending() > 0 || info.getNumWaiting() > 0) {
+                seen.stalledSinceNanos = 0; // an event in flight, or a pull open: it moves
+                return;
+            }
+            if (seen.stalledSinceNanos == 0) {
+                seen.stalledSinceNanos = now;
+            } else if (now - seen.stalledSinceNanos >= STALL.toNanos()) {
+                LOG.warn("push cursor {} has {} events pending and no pull open; pulling again", cursor.name(),
+                        info.getNumPending());
+                seen.stalledSinceNanos = 0;
+                cursor.pullAgain();
+            }
+        });
+    }
+}
