@@ -41,6 +41,10 @@ public final class MigrateToCluster {
         try (LogExport log = LogExport.open(config)) {
             LogMigration.run(config.cluster(), log, config.storeReplayPageEvents());
             return 0;
+        } catch (ConfigException e) {
+            // a key store or seed file that cannot be used shows only when the link is made
+            LOG.error("not migrated: {}", e.getMessage());
+            return 2;
         } catch (SQLException | IOException | RuntimeException e) {
             LOG.error("migration stopped: {}", e.getMessage() == null ? e.toString() : e.getMessage());
             return 1;

@@ -177,6 +177,22 @@ class ConfigTest {
                 "cluster.retention-seconds", "0", "cluster.duplicate-window-seconds", "120"));
     }
 
+    @Test
+    void aNatsUrlWithCredentialsInItIsRefused() {
+        assertMessage(() -> ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                        "nats://eventhandler:secret@127.0.0.1:4222")),
+                "cluster.nats-urls: a URL with a user or token in it would be logged");
+    }
+
+    /** A keyed event is sent again while the stream elects a leader: the window must outlast those repeats. */
+    @Test
+    void aDuplicateWindowShorterThanTheRepeatsOfAPublishIsRefused() {
+        assertMessage(() -> ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                        "nats://127.0.0.1:4222", "cluster.timeout-seconds", "5", "cluster.duplicate-window-seconds",
+                        "9")),
+                "cluster.duplicate-window-seconds=9 is shorter than twice cluster.timeout-seconds=5");
+    }
+
     /** A cluster's cursors set dead letters aside and pause as a single node's do. */
     @Test
     void aClusterTakesTheDeadLetterSettings() {

@@ -10,6 +10,7 @@ import eu.arrowhead.eventhandler.testing.ServerProcess;
 import eu.arrowhead.eventhandler.testing.TestClient;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -19,6 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,23 +49,39 @@ class IdleConnectionsIT {
                 for (int i = 0; i < CONNECTIONS; i++) {
                     flood.add(halfSentHead(base.getPort()));
                 }
+                // During the flood any idle connection may be closed, the test's own kept-alive one too (a client
+                // then opens another): each request goes on a connection of its own, and is tried again if closed.
                 Await.until("the flood's connections to give way to each other", Duration.ofSeconds(30),
-                        () -> client.metric("eventhandler_connections_displaced_total") >= CONNECTIONS - max);
-                long open = flood.stream().filter(IdleConnectionsIT::stillOpen).count();
-                assertTrue(open <= max, open + " of the flood's connections open, more than " + max);
+                        Duration.ofMillis(100), () -> answered(base, scrape -> scrape.metric(
+                                "eventhandler_connections_displaced_total") >= CONNECTIONS - max));
+                // The count goes up just before the close: the last few may take a moment to read as closed.
+                Await.until("at most " + max + " of the flood's connections open", Duration.ofSeconds(30),
+                        () -> flood.stream().filter(IdleConnectionsIT::stillOpen).count() <= max);
 
-                assertEquals(200, client.post("/eventhandler/publish",
-                        "{\"eventType\":\"kept\",\"payload\":\"after the flood\"}").statusCode());
+                Await.until("a publish after the flood", Duration.ofSeconds(30), Duration.ofMillis(100),
+                        () -> answered(base, publisher -> publisher.post("/eventhandler/publish",
+                                "{\"eventType\":\"kept\",\"payload\":\"after the flood\"}").statusCode() == 200));
                 stream.awaitText("after the flood", 10_000);
-                assertEquals(200, client.get("/eventhandler/mgmt/health").statusCode());
+                Await.until("health answered after the flood", Duration.ofSeconds(30), Duration.ofMillis(100),
+                        () -> answered(base, health -> health.get("/eventhandler/mgmt/health").statusCode() == 200));
             } finally {
                 for (Socket socket : flood) {
                     socket.close();
                 }
             }
             assertFalse(server.output().contains("OutOfMemoryError"), server.output());
-            assertEquals(1, server.output().lines().filter(line -> line.contains("server.max-idle-connections"))
-                    .filter(line -> line.contains("WARN")).count(), "one line a minute at most:\n" + server.output());
+            long lines = server.output().lines().filter(line -> line.contains("server.max-idle-connections"))
+                    .filter(line -> line.contains("WARN")).count();
+            assertTrue(lines >= 1 && lines <= 2, lines + " lines: one a minute at most\n" + server.output());
+        }
+    }
+
+    /** {@code request} on a new connection; false if the server closed it first. */
+    private static boolean answered(URI base, Predicate<TestClient> request) {
+        try (TestClient client = new TestClient(base, null)) {
+            return request.test(client);
+        } catch (UncheckedIOException closed) {
+            return false;
         }
     }
 

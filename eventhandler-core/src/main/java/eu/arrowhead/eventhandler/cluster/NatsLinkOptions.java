@@ -34,7 +34,8 @@ final class NatsLinkOptions {
         SSLContext tls = link.tls() ? tls(link) : null;
         if (tls != null) {
             options.sslContext(tls);
-            LOG.info("the link to NATS is TLS: the NATS servers' certificates are checked against {}; the node's"
+            LOG.info("the link to NATS is TLS: the NATS servers' certificates are checked against {} and must name"
+                    + " the host of their URL; the node's"
                     + " certificate: {}; credentials: {}", link.trustStoreWhence(), link.keyStoreWhence(),
                     credentials(link));
         } else {
@@ -59,8 +60,8 @@ final class NatsLinkOptions {
 
     private static SSLContext tls(NatsLinkConfig link) {
         try {
-            return TlsContext.fromPkcs12(link.keyStore(), link.keyStorePassword(), link.keyPassword(),
-                    link.trustStore(), link.trustStorePassword());
+            return ServerNameCheck.of(TlsContext.fromPkcs12(link.keyStore(), link.keyStorePassword(),
+                    link.keyPassword(), link.trustStore(), link.trustStorePassword()));
         } catch (IOException e) {
             throw new ConfigException("the TLS link to NATS (key store: " + link.keyStoreWhence() + ", trust store: "
                     + link.trustStoreWhence() + "): " + e.getMessage());

@@ -83,6 +83,11 @@ public record ClusterConfig(
             }
             try {
                 URI uri = new URI(url);
+                if (uri.getRawUserInfo() != null) {
+                    // Printed in the effective configuration and in refusals: the secret keys are masked, URLs not.
+                    throw new ConfigException("cluster.nats-urls: a URL with a user or token in it would be logged;"
+                            + " give them as cluster.user and cluster.password, or cluster.token");
+                }
                 if (("nats".equals(uri.getScheme()) || "tls".equals(uri.getScheme())) && uri.getHost() != null
                         && uri.getPort() > 0) {
                     urls.add(url);
@@ -131,6 +136,12 @@ public record ClusterConfig(
             throw new ConfigException("cluster.duplicate-window-seconds=" + window.toSeconds() + " is longer than"
                     + " cluster.retention-seconds=" + maxAge.toSeconds() + ": the stream cannot remember an"
                     + " Idempotency-Key longer than it keeps events; lower the window or keep events longer");
+        }
+        Duration timeout = v.seconds("cluster.timeout-seconds", 1);
+        if (window.compareTo(timeout.multipliedBy(2)) < 0) {
+            throw new ConfigException("cluster.duplicate-window-seconds=" + window.toSeconds() + " is shorter than"
+                    + " twice cluster.timeout-seconds=" + timeout.toSeconds() + ": a keyed event sent again while"
+                    + " the stream elects a leader could be stored twice; lengthen the window");
         }
         return window;
     }

@@ -93,7 +93,11 @@ public record EventHandlerConfig(
      * log into a cluster's stream reads both the {@code store.*} and the {@code cluster.*} keys.
      */
     static EventHandlerConfig forMigration(Map<String, String> raw) {
-        EventHandlerConfig config = parse(raw);
+        // The stream's link is read as cluster mode reads it, TLS and credentials included, whether or not the
+        // single node's configuration says cluster.enabled.
+        Map<String, String> asCluster = new LinkedHashMap<>(raw);
+        asCluster.put("cluster.enabled", "true");
+        EventHandlerConfig config = parse(asCluster);
         if (config.storeMode() == StoreMode.OFF) {
             throw new ConfigException("store.mode is off: there is no single-node log to migrate; give the"
                     + " single node's store.* settings (its configuration file)");

@@ -2,7 +2,8 @@ package eu.arrowhead.eventhandler.http;
 
 import java.util.HashSet;
 import java.util.Iterator;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Set;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.ConnectionProbe;
@@ -23,8 +24,11 @@ import org.slf4j.LoggerFactory;
  * <p>Without it nothing bounded the connections but the process's descriptors: 6 000 connections that each sent
  * 7.5 KB of a head, from one anonymous client, ran a {@code -Xmx64m} server out of heap and killed its selector
  * threads. Displacing rather than refusing keeps junk from locking anyone out: a publisher whose kept-alive
- * connection was displaced opens another, and a new client is always let in. At most one line a minute says it
- * is happening; the count is the metric {@code eventhandler_connections_displaced_total}.
+ * connection was displaced opens another, and a new client is let in. Only a connection idle for a second or more
+ * gives way: one younger may be a client still in its TLS handshake, or whose head is read but not yet parsed, and a
+ * herd of reconnecting subscribers must not displace each other before they could speak. While every idle one is
+ * younger, the newest is closed instead. At most one line a minute says it is happening; the count is the metric
+ * {@code eventhandler_connections_displaced_total}.
  *
  * <p>Grizzly tells of each transition on the thread that makes it (selector or worker); the sets are kept under
  * one lock for a few assignments each, and a displaced connection is closed after the lock is released.
@@ -32,11 +36,12 @@ import org.slf4j.LoggerFactory;
 public final class IdleConnections {
     private static final Logger LOG = LoggerFactory.getLogger(IdleConnections.class);
     private static final long LINE_EVERY_NANOS = 60_000_000_000L;
+    private static final long YOUNG_NANOS = 1_000_000_000L;
 
     private final int max;
     private final Object lock = new Object();
-    /** Open connections with no request in progress, the one idle longest first. */
-    private final LinkedHashSet<Connection<?>> idle = new LinkedHashSet<>();
+    /** Open connections with no request in progress, the one idle longest first, with when they became idle. */
+    private final LinkedHashMap<Connection<?>, Long> idle = new LinkedHashMap<>();
     /** Open connections with a request in progress. */
     private final Set<Connection<?>> busy = new HashSet<>();
     private long displaced;
@@ -92,27 +97,34 @@ public final class IdleConnections {
     }
 
     private void becameIdle(Connection<?> connection, boolean opened) {
-        Connection<?> longestIdle = null;
+        Connection<?> closed = null;
+        long now = System.nanoTime();
         synchronized (lock) {
             if (!opened && !busy.remove(connection)) {
                 return; // closed while its request ran
             }
-            idle.add(connection);
+            idle.put(connection, now);
             if (idle.size() > max) {
-                Iterator<Connection<?>> first = idle.iterator();
-                longestIdle = first.next();
-                first.remove();
+                Iterator<Map.Entry<Connection<?>, Long>> first = idle.entrySet().iterator();
+                Map.Entry<Connection<?>, Long> longest = first.next();
+                if (now - longest.getValue() >= YOUNG_NANOS) {
+                    closed = longest.getKey();
+                    first.remove();
+                } else {
+                    closed = connection;
+                    idle.remove(connection);
+                }
                 displaced++;
             }
         }
-        if (longestIdle != null) {
-            displace(longestIdle);
+        if (closed != null) {
+            displace(closed);
         }
     }
 
     private void busy(Connection<?> connection) {
         synchronized (lock) {
-            if (idle.remove(connection)) {
+            if (idle.remove(connection) != null) {
                 busy.add(connection);
             }
         }
@@ -120,7 +132,7 @@ public final class IdleConnections {
 
     private void closed(Connection<?> connection) {
         synchronized (lock) {
-            if (!idle.remove(connection)) {
+            if (idle.remove(connection) == null) {
                 busy.remove(connection);
             }
         }
@@ -140,7 +152,8 @@ public final class IdleConnections {
         }
         if (lines > 0) {
             LOG.warn("{} connections with no request in progress were open (server.max-idle-connections): closed"
-                    + " the one idle longest to let a new one in, {} times since this was last said, {} in all",
+                    + " the one idle longest, or the newest while all were under a second old, {} times since this was"
+                    + " last said, {} in all",
                     max, lines, displaced());
         }
     }

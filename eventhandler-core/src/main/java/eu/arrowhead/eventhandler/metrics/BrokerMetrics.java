@@ -85,8 +85,9 @@ public final class BrokerMetrics {
         registry.register(() -> MetricSnapshots.of(
                 gauge("eventhandler_connections_idle_max", "Most connections with no request in progress"
                         + " (server.max-idle-connections)", idle.max()),
-                counter("eventhandler_connections_displaced", "Idle connections closed to let a new connection in"
-                        + " at server.max-idle-connections", idle.displaced())));
+                counter("eventhandler_connections_displaced", "Connections closed to hold"
+                        + " server.max-idle-connections: the one idle longest, or the newest while every idle one was"
+                        + " under a second old", idle.displaced())));
     }
 
     /** Adds the gauges and counters read from the hub and the open streams at each scrape. */

@@ -15,7 +15,6 @@ import org.h2.jdbc.JdbcConnection;
 import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
 import org.h2.mvstore.MVStoreException;
-import org.h2.mvstore.RandomAccessStore;
 
 /**
  * What the event store does to an embedded H2 database's file beyond SQL: how it is opened, kept compact, and
@@ -26,16 +25,6 @@ final class EmbeddedH2 {
     /** A path that already names one of H2's file systems ({@code nio:}, {@code split:}, ...), not a drive letter. */
     private static final Pattern FILE_SYSTEM_PREFIX = Pattern.compile("^[A-Za-z][A-Za-z0-9]+:.*");
     private static final String OBJECT_CACHE = "h2.objectCache";
-    /** H2's own threshold: chunks less full than this are rewritten. */
-    private static final int COMPACT_FILL_PERCENT = 90;
-    /**
-     * The most one step of a compaction rewrites or moves. H2's {@code compactFile} takes 16 MiB a step: it reads
-     * that much of the file's live pages into the heap and writes them as one chunk, through a buffer of the chunk's
-     * size that H2 then keeps for the next chunk when it is under 4 MiB. With 60 KB events at {@code -Xmx64m} that
-     * held 3-8 MiB beyond every share of the heap (issue 29). Steps of 512 KiB stay within the buffer H2 starts
-     * with (1 MiB), and the steps are repeated until the compaction's time is up.
-     */
-    private static final int COMPACT_STEP_BYTES = 512 << 10;
 
     private EmbeddedH2() {
     }
@@ -139,25 +128,12 @@ final class EmbeddedH2 {
      * copies lacked the last row with the retention time left at 0, none of 300 with it put back (H2's default,
      * 45 s). In sync mode that was an acknowledged event lost by a {@code kill -9}. The cost of putting it back: a
      * dead chunk's object stays on the heap until the next compaction (or 45 s), not only until the next commit.
-     *
-     * <p>What {@code compactFile} does, in steps of {@link #COMPACT_STEP_BYTES}: rewrite the live pages of chunks
-     * that are less than {@value #COMPACT_FILL_PERCENT}% full, force the file, move the chunks together.
      */
     static void compact(Connection connection, int maxMillis) throws SQLException {
         store(connection).ifPresent(store -> {
             int retentionMillis = store.getRetentionTime();
-            long stopAt = System.nanoTime() + maxMillis * 1_000_000L;
             try {
-                store.setRetentionTime(0);
-                while (store.compact(COMPACT_FILL_PERCENT, COMPACT_STEP_BYTES)) {
-                    store.getFileStore().sync();
-                    if (store.getFileStore() instanceof RandomAccessStore file) {
-                        file.compactMoveChunks(COMPACT_FILL_PERCENT, COMPACT_STEP_BYTES, store);
-                    }
-                    if (System.nanoTime() - stopAt > 0) {
-                        break;
-                    }
-                }
+                store.compactFile(maxMillis);
             } finally {
                 store.setRetentionTime(retentionMillis);
             }

@@ -139,6 +139,24 @@ class SecuredLinkTest {
                         PKI.intruderTrustStore().toString())));
     }
 
+    /**
+     * A NATS server with a certificate the cloud's CA signed for another host: in secure mode the CA signs every
+     * system of the cloud, so a certificate that does not name the URL's host is refused, as HTTPS does.
+     */
+    @Test
+    void aNatsServerWhoseCertificateNamesAnotherHostIsRefused() throws Exception {
+        String config = "tls { " + PKI.natsServerTlsNaming("elsewhere.example") + " }\n";
+        try (NatsCluster impostor = NatsCluster.start(Files.createDirectories(directory.resolve("impostor")), 1, new NatsCluster.Gate("tls",
+                config, options -> options.sslContext(PKI.context(TestPki.SERVER))))) {
+            String url = impostor.urls();
+            assertEquals("cluster.nats-urls (" + url + "): the TLS handshake with " + url + " failed: the node does"
+                            + " not trust the NATS server's certificate (trust store: cluster.tls-trust-store "
+                            + PKI.trustStore() + "): No subject alternative names matching IP address 127.0.0.1"
+                            + " found",
+                    refusal(replaced(node("misled"), "cluster.nats-urls", url)));
+        }
+    }
+
     private static String[] replaced(String[] settings, String key, String value) {
         String[] copy = settings.clone();
         for (int i = 0; i < copy.length; i += 2) {

@@ -115,10 +115,14 @@ public final class TestPki {
 
     /** A key pair in {@code NAME.p12} whose certificate {@code ca} signed, with the CA's in its chain. */
     private Void signed(String name, String subject, String ca) throws IOException {
+        return signed(name, subject, ca, "SAN=dns:localhost,ip:127.0.0.1");
+    }
+
+    private Void signed(String name, String subject, String ca, String names) throws IOException {
         genkeypair(name, subject);
         keytool("-certreq", "-alias", name, "-keystore", name + ".p12", "-storepass", PASSWORD, "-file", name + ".csr");
         keytool("-gencert", "-alias", ca, "-keystore", ca + ".p12", "-storepass", PASSWORD, "-infile", name + ".csr",
-                "-outfile", name + ".pem", "-rfc", "-validity", "3650", "-ext", "SAN=dns:localhost,ip:127.0.0.1");
+                "-outfile", name + ".pem", "-rfc", "-validity", "3650", "-ext", names);
         // The reply with the whole chain imports without the CA in the key store.
         Files.writeString(dir.resolve(name + "-chain.pem"), Files.readString(dir.resolve(name + ".pem"))
                 + Files.readString(dir.resolve(ca + ".pem")));
@@ -157,17 +161,29 @@ public final class TestPki {
      * ({@code CN=nats...}, made on the first call) and key, the cloud's CA, and {@code verify: true}, so that a
      * client without a certificate the CA signed is refused (mutual TLS).
      */
-    public synchronized String natsServerTls() {
-        Path key = dir.resolve(NATS + "-key.pem");
+    public String natsServerTls() {
+        return natsServerTls(NATS, "SAN=dns:localhost,ip:127.0.0.1");
+    }
+
+    /**
+     * The same for a NATS server whose certificate names only {@code host}: one that a node reaching it at
+     * 127.0.0.1 must refuse, though the cloud's CA signed it.
+     */
+    public String natsServerTlsNaming(String host) {
+        return natsServerTls(NATS + "-" + host, "SAN=dns:" + host);
+    }
+
+    private synchronized String natsServerTls(String name, String names) {
+        Path key = dir.resolve(name + "-key.pem");
         try {
             if (!Files.exists(key)) {
-                signed(NATS, "CN=" + NATS + DOMAIN, "ca");
-                Files.writeString(key, privateKeyPem(keyStore(NATS)));
+                signed(name, "CN=" + name + DOMAIN, "ca", names);
+                Files.writeString(key, privateKeyPem(keyStore(name)));
             }
         } catch (IOException | GeneralSecurityException e) {
             throw new IllegalStateException("making the NATS server's certificate failed", e);
         }
-        return "cert_file: \"" + dir.resolve(NATS + "-chain.pem") + "\", key_file: \"" + key + "\", ca_file: \""
+        return "cert_file: \"" + dir.resolve(name + "-chain.pem") + "\", key_file: \"" + key + "\", ca_file: \""
                 + dir.resolve("ca.pem") + "\", verify: true, timeout: 2";
     }
 
