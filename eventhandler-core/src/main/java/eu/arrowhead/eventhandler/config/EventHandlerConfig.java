@@ -23,7 +23,7 @@ public record EventHandlerConfig(
         Duration writeTimeout,
         Duration shutdownGrace,
         int maxHeaderBytes,
-        int maxIdleConnections,
+        int maxIncompleteHeads,
         Duration bodyTimeout,
         int maxBodyBytes,
         List<String> corsOrigins,
@@ -119,7 +119,7 @@ public record EventHandlerConfig(
                 v.seconds("server.write-timeout-seconds", 1),
                 v.seconds("server.shutdown-grace-seconds", 0),
                 v.integer("server.max-header-bytes", 1024, 1 << 20),
-                IdleConnectionLimit.maxCount(v, heap, v.integer("server.max-header-bytes", 1024, 1 << 20)),
+                IncompleteHeadLimit.maxCount(v, heap, v.integer("server.max-header-bytes", 1024, 1 << 20)),
                 v.seconds("server.body-timeout-seconds", 1),
                 v.integer("server.max-body-bytes", 1, 256 << 20),
                 v.origins("http.cors-origins"),
@@ -216,8 +216,8 @@ public record EventHandlerConfig(
         parts.put("store.buffer-bytes", store ? storeBufferBytes : 0);
         parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
         parts.put("request bodies", heap.requestBodies());
-        parts.put("idle connections (server.max-idle-connections)",
-                maxIdleConnections * IdleConnectionLimit.bytesEach(maxHeaderBytes));
+        parts.put("incomplete heads (server.max-incomplete-heads)",
+                maxIncompleteHeads * IncompleteHeadLimit.bytesEach(maxHeaderBytes));
         parts.put("replay.total-max-bytes", replayTotalBytes);
         parts.put("push.total-max-bytes", push.totalMaxBytes());
         parts.put("topics (topic.max-count)", (long) maxTopics * TopicLimit.TOPIC_BYTES);

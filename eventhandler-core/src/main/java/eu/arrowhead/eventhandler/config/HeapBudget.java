@@ -15,8 +15,8 @@ package eu.arrowhead.eventhandler.config;
  * <tr><td>the store's write buffer</td><td>2/32</td><td>{@code store.buffer-bytes}</td></tr>
  * <tr><td>H2's page cache</td><td>1/32</td><td>set at start, unless {@code store.url} sets CACHE_SIZE</td></tr>
  * <tr><td>request bodies being received</td><td>1/32</td><td>503 past it</td></tr>
- * <tr><td>connections with no request in progress</td><td>1/32</td><td>{@code server.max-idle-connections}
- *     ({@link IdleConnectionLimit})</td></tr>
+ * <tr><td>connections with a request's head begun, not whole</td><td>1/32</td><td>{@code server.max-incomplete-heads}
+ *     ({@link IncompleteHeadLimit})</td></tr>
  * <tr><td>replay windows, all topics</td><td>2/32</td><td>{@code replay.total-max-bytes}</td></tr>
  * <tr><td>push subscriptions and their queues</td><td>2/32</td><td>{@code push.total-max-bytes}</td></tr>
  * <tr><td>topics</td><td>1/32</td><td>{@code topic.max-count} ({@link TopicLimit})</td></tr>
@@ -67,10 +67,10 @@ public record HeapBudget(long maxHeapBytes) {
     }
 
     /**
-     * Connections with no request in progress: just opened, sending a head, or kept alive. Taken from the bodies'
+     * Connections that have sent part of a request's head, not all of it. Taken from the bodies'
      * share, which had two parts: thousands of connections that each sent a byte of a head once filled the heap.
      */
-    public long idleConnections() {
+    public long incompleteHeads() {
         return parts(1);
     }
 

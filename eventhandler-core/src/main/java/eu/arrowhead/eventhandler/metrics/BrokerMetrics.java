@@ -5,7 +5,7 @@ import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.http.AdmissionControl;
-import eu.arrowhead.eventhandler.http.IdleConnections;
+import eu.arrowhead.eventhandler.http.IncompleteHeads;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.NodeHealth;
 import eu.arrowhead.eventhandler.push.DeadLetterLists;
@@ -80,14 +80,14 @@ public final class BrokerMetrics {
                         + " retry with one of them publishes again", keys.forgottenEarly())));
     }
 
-    /** Adds the bound of the connections with no request in progress, and how many were displaced. */
-    public void observe(IdleConnections idle) {
+    /** Adds the bound of the connections with a head begun and not whole, and how many were closed to hold it. */
+    public void observe(IncompleteHeads heads) {
         registry.register(() -> MetricSnapshots.of(
-                gauge("eventhandler_connections_idle_max", "Most connections with no request in progress"
-                        + " (server.max-idle-connections)", idle.max()),
+                gauge("eventhandler_connections_incomplete_heads_max", "Most connections with part of a request's"
+                        + " head sent, not all of it (server.max-incomplete-heads)", heads.max()),
                 counter("eventhandler_connections_displaced", "Connections closed to hold"
-                        + " server.max-idle-connections: the one idle longest, or the newest while every idle one was"
-                        + " under a second old", idle.displaced())));
+                        + " server.max-incomplete-heads: the one waiting longest, or the newest while all had waited"
+                        + " under a second", heads.displaced())));
     }
 
     /** Adds the gauges and counters read from the hub and the open streams at each scrape. */

@@ -19,18 +19,18 @@ class HeapBudgetTest {
         assertEquals(HEAP.storeBuffer(), config.storeBufferBytes());
         assertEquals(HEAP.maxHeapBytes() / 32 * 17, HEAP.allParts());
         assertEquals(HEAP.topics() / 576, config.maxTopics(), "topic.max-count from the topics' share");
-        assertEquals(HEAP.idleConnections() / (12 * 1024 + 2 * 8192), config.maxIdleConnections(),
-                "server.max-idle-connections from the idle connections' share, at the default header bound");
-        assertEquals(HEAP.idleConnections() / (12 * 1024 + 2 * 2048), ConfigLoader.withOverrides(
-                Map.of("server.max-header-bytes", "2048")).maxIdleConnections(), "smaller heads, more connections");
+        assertEquals(HEAP.incompleteHeads() / (12 * 1024 + 2 * 8192), config.maxIncompleteHeads(),
+                "server.max-incomplete-heads from the incomplete heads' share, at the default header bound");
+        assertEquals(HEAP.incompleteHeads() / (12 * 1024 + 2 * 2048), ConfigLoader.withOverrides(
+                Map.of("server.max-header-bytes", "2048")).maxIncompleteHeads(), "smaller heads, more connections");
     }
 
     @Test
-    void moreIdleConnectionsThanTheirShareHoldsStopTheStart() {
-        String tooMany = Long.toString(HEAP.idleConnections() / (12 * 1024 + 2 * 8192) + 1);
+    void moreIncompleteHeadsThanTheirShareHoldsStopTheStart() {
+        String tooMany = Long.toString(HEAP.incompleteHeads() / (12 * 1024 + 2 * 8192) + 1);
         ConfigException e = assertThrows(ConfigException.class,
-                () -> ConfigLoader.withOverrides(Map.of("server.max-idle-connections", tooMany)));
-        assertTrue(e.getMessage().contains("'server.max-idle-connections' (" + tooMany + ") cannot hold within the"
+                () -> ConfigLoader.withOverrides(Map.of("server.max-incomplete-heads", tooMany)));
+        assertTrue(e.getMessage().contains("'server.max-incomplete-heads' (" + tooMany + ") cannot hold within the"
                 + " heap"), e.getMessage());
     }
 

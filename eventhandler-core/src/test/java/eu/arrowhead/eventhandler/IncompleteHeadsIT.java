@@ -26,37 +26,37 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 29: connections an anonymous client opens and leaves idle, each with most of a request's head sent. Before
- * {@code server.max-idle-connections}, 6 000 of them (7.5 KB each) ran a {@code -Xmx64m} server out of heap and
- * killed its selector threads; 2 500 hold some 62 MB. Now the longest idle gives way to each new one: the server
+ * {@code server.max-incomplete-heads}, 6 000 of them (7.5 KB each) ran a {@code -Xmx64m} server out of heap and
+ * killed its selector threads; 2 500 hold some 62 MB. Now the one waiting longest gives way to each new one: the server
  * stays up, answers a new client at once, and an SSE stream opened before the flood still gets its events.
  */
-class IdleConnectionsIT {
+class IncompleteHeadsIT {
     private static final int CONNECTIONS = 2_500;
     private static final byte[] MOST_OF_A_HEAD = ("GET /eventhandler/mgmt/health HTTP/1.1\r\nHost: x\r\nX-Padding: "
             + "p".repeat(7_500)).getBytes(StandardCharsets.US_ASCII);
 
     @Test
-    void idleConnectionsWithHalfSentHeadsGiveWayInsteadOfFillingTheHeap(@TempDir Path dir) throws Exception {
+    void incompleteHeadsWithHalfSentHeadsGiveWayInsteadOfFillingTheHeap(@TempDir Path dir) throws Exception {
         try (ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(dir, "--server.port=0",
                 "--server.host=127.0.0.1", "--store.mode=off", "--server.idle-timeout-seconds=600"));
              TestClient client = new TestClient(server.awaitListening(), null);
              RawSubscriber stream = RawSubscriber.open(client.uri("/").getPort(), "?eventType=kept", 65_536)) {
             URI base = client.uri("/");
             stream.awaitText(":ok", 10_000);
-            int max = (int) client.metric("eventhandler_connections_idle_max");
+            int max = (int) client.metric("eventhandler_connections_incomplete_heads_max");
             List<Socket> flood = new ArrayList<>();
             try {
                 for (int i = 0; i < CONNECTIONS; i++) {
                     flood.add(halfSentHead(base.getPort()));
                 }
-                // During the flood any idle connection may be closed, the test's own kept-alive one too (a client
-                // then opens another): each request goes on a connection of its own, and is tried again if closed.
+                // While every incomplete head is under a second old, a new connection's is closed: each request goes
+                // on a connection of its own, and is tried again if closed.
                 Await.until("the flood's connections to give way to each other", Duration.ofSeconds(30),
                         Duration.ofMillis(100), () -> answered(base, scrape -> scrape.metric(
                                 "eventhandler_connections_displaced_total") >= CONNECTIONS - max));
                 // The count goes up just before the close: the last few may take a moment to read as closed.
                 Await.until("at most " + max + " of the flood's connections open", Duration.ofSeconds(30),
-                        () -> flood.stream().filter(IdleConnectionsIT::stillOpen).count() <= max);
+                        () -> flood.stream().filter(IncompleteHeadsIT::stillOpen).count() <= max);
 
                 Await.until("a publish after the flood", Duration.ofSeconds(30), Duration.ofMillis(100),
                         () -> answered(base, publisher -> publisher.post("/eventhandler/publish",
@@ -70,7 +70,7 @@ class IdleConnectionsIT {
                 }
             }
             assertFalse(server.output().contains("OutOfMemoryError"), server.output());
-            long lines = server.output().lines().filter(line -> line.contains("server.max-idle-connections"))
+            long lines = server.output().lines().filter(line -> line.contains("server.max-incomplete-heads"))
                     .filter(line -> line.contains("WARN")).count();
             assertTrue(lines >= 1 && lines <= 2, lines + " lines: one a minute at most\n" + server.output());
         }

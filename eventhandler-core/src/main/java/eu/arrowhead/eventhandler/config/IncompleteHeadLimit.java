@@ -1,13 +1,12 @@
 package eu.arrowhead.eventhandler.config;
 
 /**
- * How many connections with no request in progress the server holds at once, within their share of the heap
- * ({@link HeapBudget#idleConnections()}): the key {@code server.max-idle-connections}, derived from the maximum heap
- * and {@code server.max-header-bytes} when it is 0. A connection's request, once its head is whole, is charged to
- * the parts that bound requests (a stream's to {@code subscriber.max-count}, a body's to the bodies' share); this is
- * what a connection costs before that: just opened, sending a head, or kept alive between requests.
+ * How many connections that have sent part of a request's head, not all of it, the server holds at once, within
+ * their share of the heap ({@link HeapBudget#incompleteHeads()}): the key {@code server.max-incomplete-heads},
+ * derived from the maximum heap and {@code server.max-header-bytes} when it is 0. A head that arrives whole is a
+ * request at once, charged to the parts that bound requests; this is what a head sent slowly, or half, costs.
  */
-final class IdleConnectionLimit {
+final class IncompleteHeadLimit {
     /**
      * Heap a connection holds once its request's head has begun, besides the head's bytes: measured with
      * {@code jcmd PID GC.class_histogram} on a {@code -Xmx64m} server before and after 2 000 connections that each
@@ -19,16 +18,16 @@ final class IdleConnectionLimit {
     private static final int HEAD_COPIES = 2;
     private static final int MOST = 10_000_000;
 
-    private IdleConnectionLimit() {
+    private IncompleteHeadLimit() {
     }
 
-    /** What one idle connection is charged: its own objects and a head of {@code maxHeaderBytes}, twice. */
+    /** What one incomplete head is charged: its own objects and a head of {@code maxHeaderBytes}, twice. */
     static long bytesEach(int maxHeaderBytes) {
         return CONNECTION_BYTES + (long) HEAD_COPIES * maxHeaderBytes;
     }
 
     static int maxCount(ConfigValues v, HeapBudget heap, int maxHeaderBytes) {
-        return v.countWithinShare("server.max-idle-connections", MOST, heap.idleConnections(),
-                bytesEach(maxHeaderBytes), "the idle connections' 1/32", " or server.max-header-bytes", heap);
+        return v.countWithinShare("server.max-incomplete-heads", MOST, heap.incompleteHeads(),
+                bytesEach(maxHeaderBytes), "the incomplete heads' 1/32", " or server.max-header-bytes", heap);
     }
 }
