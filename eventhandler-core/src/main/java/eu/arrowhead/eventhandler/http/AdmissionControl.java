@@ -173,11 +173,13 @@ public final class AdmissionControl extends HttpHandler {
         Suspension suspension = arrival != null ? arrival : Suspension.of(response);
         // As Grizzly does for a worker of its own: no more input is read from the connection until the response
         // is done, or the client's next request would be parsed while this one still finishes on the worker.
-        request.getContext().suspend();
+        Connection<?> connection = request.getContext().getConnection();
+        SuspendedChains.suspend(request);
         try {
             workers.execute(() -> {
                 try {
                     serve(publish ? publishes : jersey, request, response, body, suspension);
+                    SuspendedChains.ending(connection);
                     suspension.resume(response);
                 } finally {
                     permits.release();
@@ -186,11 +188,17 @@ public final class AdmissionControl extends HttpHandler {
         } catch (RejectedExecutionException e) {
             permits.release();
             body.release();
+            SuspendedChains.ending(connection);
             refuse(request, response, suspension, "it is shutting down");
         }
     }
 
     private static void readOn(Connection<?> connection) {
+        if (SuspendedChains.holdsRequests(connection)) {
+            // Resuming the response had Grizzly parse the requests read behind it, and one of them is being served
+            // away from the selector: Grizzly reads on once that one ends.
+            return;
+        }
         try {
             connection.enableIOEvent(IOEvent.READ);
         } catch (IOException e) {

@@ -60,7 +60,9 @@ final class UnreadAnswers {
                     timedOut -> closeStuck(connection));
             // As for a request on a worker: a suspended response alone does not stop Grizzly from reading on, and
             // what it read would meet the requests it still holds (a ClassCastException in its filter chain).
-            request.getContext().suspend();
+            SuspendedChains.suspend(request);
+        } else {
+            SuspendedChains.suspended(request);
         }
         // Grizzly tells a write handler when the queue is below the connection's own limit, which is some
         // megabytes by default; it is lowered while the request is held.
@@ -73,6 +75,7 @@ final class UnreadAnswers {
             public void onWritePossible() {
                 UnreadAnswers.this.held.decrementAndGet();
                 nio.setMaxAsyncWriteQueueSize(limit);
+                SuspendedChains.ending(connection);
                 suspension.resume(response);
                 resumed.run();
             }
