@@ -33,6 +33,7 @@ public final class EventHandler {
         try {
             config = ConfigLoader.load(args, System.getenv());
             LOG.info("effective configuration:{}", config.describe());
+            LOG.info("heap: {}", config.describeHeap());
             server = EventHandlerServer.start(config);
         } catch (ConfigException e) {
             // Starting checks some settings only it can (key stores, the ACL file): all are configuration errors.

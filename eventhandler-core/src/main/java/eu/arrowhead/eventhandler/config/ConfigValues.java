@@ -108,8 +108,8 @@ final class ConfigValues {
         }
         if (value > heap.mostForOnePart()) {
             throw new ConfigException("configuration key '" + key + "' has the value '" + value + "'; that is more"
-                    + " than half of the JVM's maximum heap (" + heap.maxHeapBytes() + " bytes, -Xmx), which it"
-                    + " could not hold with everything else: lower it, or 0 for its share of the heap ("
+                    + " than all the parts clients make grow may take together, " + heap.allPartsSaid()
+                    + ", which the heap could not hold with everything else: lower it, or 0 for its share of the heap ("
                     + derived + " bytes), or give the JVM more heap");
         }
         return value;
@@ -119,7 +119,7 @@ final class ConfigValues {
      * A number of things, each charged {@code bytesEach}, that a share of the heap must hold: 0 takes what the
      * share holds (at least 1); more stops the start.
      *
-     * @param share how the share is said in the message, such as "the topics' 1/32"
+     * @param share how the share is said in the message, such as "the topics' 1/18"
      * @param hint  what else the operator may lower, or an empty string
      */
     int countWithinShare(String key, int most, long shareBytes, long bytesEach, String share, String hint,
@@ -131,8 +131,8 @@ final class ConfigValues {
         }
         if (count > fits) {
             throw new ConfigException("configuration key '" + key + "' (" + count + ") cannot hold within the heap:"
-                    + " at " + bytesEach + " bytes each, " + share + " of the maximum heap of "
-                    + (heap.maxHeapBytes() >> 20) + " MiB holds " + fits + "; lower it" + hint + ", set it to 0 to"
+                    + " at " + bytesEach + " bytes each, " + share + " of the "
+                    + heap.allPartsSaid() + " holds " + fits + "; lower it" + hint + ", set it to 0 to"
                     + " derive it from the heap, or raise -Xmx");
         }
         return count;

@@ -206,31 +206,46 @@ public record EventHandlerConfig(
 
     /**
      * Each part's key may be set above its share of the heap, but not all of them: what they may take
-     * together must leave the server its own (HeapBudget).
+     * together must leave the server its own and the collector its room (HeapBudget).
      */
     private void requirePartsFitTheHeap() {
+        Map<String, Long> parts = heapParts();
+        long total = parts.values().stream().mapToLong(Long::longValue).sum();
+        if (total > heap.allParts()) {
+            throw new ConfigException("the heap cannot hold what the settings allow: together " + (total >> 20)
+                    + " MiB (" + said(parts) + "), more than the " + heap.allPartsSaid() + " they may take; lower"
+                    + " the keys you raised, or give the JVM more heap (-Xmx)");
+        }
+    }
+
+    /** What each part clients can make grow may take, in bytes, by the key or part that bounds it. */
+    private Map<String, Long> heapParts() {
         boolean store = storeMode != StoreMode.OFF;
         Map<String, Long> parts = new LinkedHashMap<>();
-        parts.put("SSE streams (subscriber.max-count)", subscriberLimits.streamsHeapBytes());
+        parts.put("SSE streams (subscriber.max-count " + subscriberLimits.maxCount() + ")",
+                subscriberLimits.streamsHeapBytes());
         parts.put("subscriber.total-queue-max-bytes", subscriberLimits.totalQueueMaxBytes());
         parts.put("store.buffer-bytes", store ? storeBufferBytes : 0);
         parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
         parts.put("request bodies", heap.requestBodies());
-        parts.put("incomplete heads (server.max-incomplete-heads)",
+        parts.put("incomplete heads (server.max-incomplete-heads " + maxIncompleteHeads + ")",
                 maxIncompleteHeads * IncompleteHeadLimit.bytesEach(maxHeaderBytes));
         parts.put("replay.total-max-bytes", replayTotalBytes);
         parts.put("push.total-max-bytes", push.totalMaxBytes());
-        parts.put("topics (topic.max-count)", (long) maxTopics * TopicLimit.TOPIC_BYTES);
-        long total = parts.values().stream().mapToLong(Long::longValue).sum();
-        if (total > heap.allParts()) {
-            StringBuilder each = new StringBuilder();
-            parts.forEach((part, bytes) -> each.append(each.length() == 0 ? "" : ", ").append(part).append(' ')
-                    .append(bytes >> 20).append(" MiB"));
-            throw new ConfigException("the heap cannot hold what the settings allow: together " + (total >> 20)
-                    + " MiB (" + each + "), more than the " + (heap.allParts() >> 20) + " MiB (" + HeapBudget.allPartsShare() + " of the"
-                    + " maximum heap) they may take beside the server's own objects; lower the keys you raised,"
-                    + " or give the JVM more heap (-Xmx)");
-        }
+        parts.put("topics (topic.max-count " + maxTopics + ")", (long) maxTopics * TopicLimit.TOPIC_BYTES);
+        return parts;
+    }
+
+    private static String said(Map<String, Long> parts) {
+        StringBuilder each = new StringBuilder();
+        parts.forEach((part, bytes) -> each.append(each.length() == 0 ? "" : ", ").append(part).append(' ')
+                .append(bytes >> 10).append(" KiB"));
+        return each.toString();
+    }
+
+    /** How the heap is shared out, with the bounds derived from it, for the log at start. */
+    public String describeHeap() {
+        return "the parts clients make grow may take " + heap.allPartsSaid() + ": " + said(heapParts());
     }
 
     /**
@@ -255,7 +270,8 @@ public record EventHandlerConfig(
                 "server.max-body-bytes", config.maxBodyBytes()).entrySet()) {
             if (limit.getValue() > budget) {
                 throw new ConfigException("configuration key '" + limit.getKey() + "' has the value '"
-                        + limit.getValue() + "'; request bodies may hold at most a thirty-second of the heap, " + budget
+                        + limit.getValue() + "'; request bodies may hold at most their share of the heap (2/18 of the "
+                        + config.heap().allPartsSaid() + "), " + budget
                         + " bytes with this JVM's -Xmx: lower it or give the JVM more heap");
             }
         }

@@ -1,110 +1,138 @@
 package eu.arrowhead.eventhandler.config;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.util.Locale;
+
 /**
- * How the maximum heap is shared out among the parts that clients can make grow, in one place, so that
- * all of them at their limits at once still fit with the server's own objects and leave the collector room to
- * work. Each part's key derives its bound from its share when it is 0; a part set larger than
- * {@link #mostForOnePart()} stops the start, and so do parts set so large that together they take more than
- * {@link #allParts()}.
+ * How the heap is shared out among the parts that clients can make grow, in one place, so that all of them at
+ * their limits at once still fit beside the server's own objects and leave the collector room to work. Each
+ * part's key derives its bound from its share when it is 0; a part set larger than {@link #mostForOnePart()}
+ * stops the start, and so do parts set so large that together they take more than {@link #allParts()}.
+ *
+ * <p>Where the parts live: whatever a part holds for more than a moment (a stream, a queued event, a window, the
+ * store's buffer) is promoted to the old generation, so the parts are shares of the old generation, not of the
+ * heap. With the serial and parallel collectors' default ratio that is 2/3 of the heap (a smaller old generation
+ * set with {@code -XX:NewRatio} is read from the JVM); other collectors are held to the same 2/3, their young
+ * objects need the rest as well. Of the old generation the server keeps its own {@value #SERVER_OWN_MIB} MiB
+ * (what an idle server with the H2 store holds after a full collection, 19.3 MiB at {@code -Xmx64m}: Jersey's and
+ * Hibernate's models, Grizzly, H2) and the collector a quarter: the events that are promoted and die in queues,
+ * windows and the store's buffer, H2's write buffers and its compaction's pages. The clients' parts get the
+ * rest, in eighteenths:
  *
  * <table>
- * <caption>shares of {@code Runtime.maxMemory()} (a little under {@code -Xmx})</caption>
+ * <caption>shares of the clients' parts ({@link #allParts()})</caption>
  * <tr><th>part</th><th>share</th><th>bounded by</th></tr>
- * <tr><td>SSE streams and their queues</td><td>7/32</td><td>{@code subscriber.max-count},
- *     {@code subscriber.total-queue-max-bytes} (2/32 of it)</td></tr>
- * <tr><td>the store's write buffer</td><td>2/32</td><td>{@code store.buffer-bytes}</td></tr>
- * <tr><td>H2's page cache</td><td>1/32</td><td>set at start, unless {@code store.url} sets CACHE_SIZE</td></tr>
- * <tr><td>request bodies being received</td><td>1/32</td><td>503 past it</td></tr>
- * <tr><td>connections with a request's head begun, not whole</td><td>1/32</td><td>{@code server.max-incomplete-heads}
+ * <tr><td>SSE streams and their queues</td><td>7/18</td><td>{@code subscriber.max-count},
+ *     {@code subscriber.total-queue-max-bytes} (2/18 of it)</td></tr>
+ * <tr><td>the store's write buffer</td><td>2/18</td><td>{@code store.buffer-bytes}</td></tr>
+ * <tr><td>H2's page cache</td><td>1/18</td><td>set at start, unless {@code store.url} sets CACHE_SIZE</td></tr>
+ * <tr><td>request bodies being received</td><td>2/18</td><td>503 past it</td></tr>
+ * <tr><td>connections with a request's head begun, not whole</td><td>1/18</td><td>{@code server.max-incomplete-heads}
  *     ({@link IncompleteHeadLimit})</td></tr>
- * <tr><td>replay windows, all topics</td><td>2/32</td><td>{@code replay.total-max-bytes}</td></tr>
- * <tr><td>push subscriptions and their queues</td><td>2/32</td><td>{@code push.total-max-bytes}</td></tr>
- * <tr><td>topics</td><td>1/32</td><td>{@code topic.max-count} ({@link TopicLimit})</td></tr>
- * <tr><td>the server's own</td><td>10/32</td><td></td></tr>
- * <tr><td>the collector's room</td><td>5/32</td><td>what is left</td></tr>
+ * <tr><td>replay windows, all topics</td><td>2/18</td><td>{@code replay.total-max-bytes}</td></tr>
+ * <tr><td>push subscriptions and their queues</td><td>2/18</td><td>{@code push.total-max-bytes}</td></tr>
+ * <tr><td>topics</td><td>1/18</td><td>{@code topic.max-count} ({@link TopicLimit})</td></tr>
  * </table>
  *
- * <p>The server's own share is what an idle server holds after a full collection, with the event store on
- * H2: 19.3 MiB at {@code -Xmx64m} (Jersey's and Hibernate's models, Grizzly, H2), which 10/32 of the 62 MiB
- * such a JVM reports just holds. That is why the smallest supported heap is 64 MiB. The parts once took all the
- * rest (issue 29): every part full at once left a live set of 62 of 64 MiB and a server that spent 85% of its time
- * collecting. Now they leave 5/32 free besides young objects: with the serial collector (as the Raspberry Pi
- * unit runs it) the old generation is 2/3 of the heap, and everything a share holds ends up there.
+ * <p>Why a quarter for the collector (issue 29, docs/reliability.md, {@code EveryLimitAtOnceIT}): with every part
+ * full at once on a {@code -Xmx64m} server and 60 KB events published as fast as the store takes them, what is
+ * promoted and dies fills the old generation's free room about once a second, and each full collection stops the
+ * server 50-65 ms. Shares of the whole heap (the parts 17/32, 34 MiB) left 47-51 MiB live, more than the old
+ * generation's 43 MiB, so that every young collection was a full one: 65% of the time collecting. A fifth for the
+ * collector (13 MiB of parts) took 7% and a bystander's p99 to 56-57 ms, a quarter (10 MiB) 4-5% and 28-49 ms.
  *
- * @param maxHeapBytes the JVM's maximum heap
+ * @param maxHeapBytes       the JVM's maximum heap ({@code Runtime.maxMemory()}, a little under {@code -Xmx})
+ * @param oldGenerationBytes what of it long-lived objects may fill
  */
-public record HeapBudget(long maxHeapBytes) {
-    private static final int PARTS = 32;
+public record HeapBudget(long maxHeapBytes, long oldGenerationBytes) {
+    static final int SERVER_OWN_MIB = 20;
+    private static final int UNITS = 18;
 
     /** The budget of this JVM's heap. */
     public static HeapBudget ofThisJvm() {
-        return new HeapBudget(Runtime.getRuntime().maxMemory());
+        long maxHeap = Runtime.getRuntime().maxMemory();
+        long oldGeneration = maxHeap / 3 * 2;
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            String name = pool.getName().toLowerCase(Locale.ROOT);
+            long max = pool.getUsage().getMax();
+            if (pool.getType() == MemoryType.HEAP && (name.contains("old") || name.contains("tenured")) && max > 0) {
+                oldGeneration = Math.min(oldGeneration, max);
+            }
+        }
+        return new HeapBudget(maxHeap, oldGeneration);
     }
 
     /** SSE streams and their queues together. */
     public long subscribers() {
-        return parts(7);
+        return units(7);
     }
 
-    /** SSE subscribers' queues, by default: 2 of the subscribers' 7 parts. */
+    /** SSE subscribers' queues, by default: 2 of the subscribers' 7 units. */
     public long subscriberQueues() {
-        return parts(2);
+        return units(2);
     }
 
     /** Events accepted and not yet written to the event store, by default. */
     public long storeBuffer() {
-        return parts(2);
+        return units(2);
     }
 
     /** H2's page cache. */
     public long storeCache() {
-        return parts(1);
+        return units(1);
     }
 
     /** Request bodies held at once, received or waiting for their handler. */
     public long requestBodies() {
-        return parts(1);
+        return units(2);
     }
 
     /**
-     * Connections that have sent part of a request's head, not all of it. Taken from the bodies'
-     * share, which had two parts: thousands of connections that each sent a byte of a head once filled the heap.
+     * Connections that have sent part of a request's head, not all of it: thousands of connections that each sent
+     * a byte of a head once filled the heap.
      */
     public long incompleteHeads() {
-        return parts(1);
+        return units(1);
     }
 
     /** Every topic's replay window together, by default. */
     public long replayWindows() {
-        return parts(2);
+        return units(2);
     }
 
     /** Push subscriptions and the events queued for them, by default. */
     public long push() {
-        return parts(2);
+        return units(2);
     }
 
     /** The topics themselves, without their windows' events: bounds {@code topic.max-count}. */
     public long topics() {
-        return parts(1);
+        return units(1);
     }
 
-    /** What all parts together may take: all but the server's own 10/32 and the collector's 5/32. */
+    /**
+     * What all parts together may take: the old generation less the server's own and the collector's quarter. Below
+     * the smallest supported heap (64 MiB) that would be next to nothing; a sixteenth of the heap is the least.
+     */
     public long allParts() {
-        return parts(17);
+        long left = oldGenerationBytes - ((long) SERVER_OWN_MIB << 20) - oldGenerationBytes / 4;
+        return Math.max(maxHeapBytes / 16, left);
     }
 
     /** How {@link #allParts()} is said in messages. */
-    public static String allPartsShare() {
-        return "17/32";
+    public String allPartsSaid() {
+        return (allParts() >> 20) + " MiB (the old generation's " + (oldGenerationBytes >> 20) + " MiB less the"
+                + " server's own " + SERVER_OWN_MIB + " MiB and a quarter for the collector)";
     }
 
-    /** The most a part may be set to: more than half the heap could not hold with everything else. */
+    /** The most a part may be set to: more than all parts together could not hold. */
     public long mostForOnePart() {
-        return maxHeapBytes / 2;
+        return allParts();
     }
 
-    private long parts(int thirtySeconds) {
-        return maxHeapBytes / PARTS * thirtySeconds;
+    private long units(int eighteenths) {
+        return allParts() / UNITS * eighteenths;
     }
 }

@@ -28,6 +28,6 @@ final class IncompleteHeadLimit {
 
     static int maxCount(ConfigValues v, HeapBudget heap, int maxHeaderBytes) {
         return v.countWithinShare("server.max-incomplete-heads", MOST, heap.incompleteHeads(),
-                bytesEach(maxHeaderBytes), "the incomplete heads' 1/32", " or server.max-header-bytes", heap);
+                bytesEach(maxHeaderBytes), "the incomplete heads' 1/18", " or server.max-header-bytes", heap);
     }
 }

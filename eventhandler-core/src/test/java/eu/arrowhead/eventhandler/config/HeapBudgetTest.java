@@ -17,12 +17,21 @@ class HeapBudgetTest {
         assertEquals(HEAP.replayWindows(), config.replayTotalBytes());
         assertEquals(HEAP.push(), config.push().totalMaxBytes());
         assertEquals(HEAP.storeBuffer(), config.storeBufferBytes());
-        assertEquals(HEAP.maxHeapBytes() / 32 * 17, HEAP.allParts());
+        assertEquals(HEAP.oldGenerationBytes() - (20 << 20) - HEAP.oldGenerationBytes() / 4, HEAP.allParts());
         assertEquals(HEAP.topics() / 576, config.maxTopics(), "topic.max-count from the topics' share");
         assertEquals(HEAP.incompleteHeads() / (12 * 1024 + 2 * 8192), config.maxIncompleteHeads(),
                 "server.max-incomplete-heads from the incomplete heads' share, at the default header bound");
         assertEquals(HEAP.incompleteHeads() / (12 * 1024 + 2 * 2048), ConfigLoader.withOverrides(
                 Map.of("server.max-header-bytes", "2048")).maxIncompleteHeads(), "smaller heads, more connections");
+    }
+
+    @Test
+    void thePartsAreWhatTheOldGenerationLeavesBesideTheServerAndTheCollector() {
+        HeapBudget smallest = new HeapBudget(64 << 20, (64 << 20) / 3 * 2);
+        assertEquals(12 << 20, smallest.allParts(), "42.7 MiB less 20 MiB and a quarter");
+        assertEquals(smallest.allParts() / 18 * 7, smallest.subscribers());
+        assertTrue(HEAP.oldGenerationBytes() <= HEAP.maxHeapBytes() / 3 * 2, "the old generation at most 2/3");
+        assertEquals(4 << 20, new HeapBudget(64 << 20, 24 << 20).allParts(), "a sixteenth below the smallest heap");
     }
 
     @Test
@@ -51,7 +60,7 @@ class HeapBudgetTest {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.withOverrides(
                 Map.of("replay.total-max-bytes", twoShares)));
         assertTrue(e.getMessage().contains("the heap cannot hold what the settings allow"), e.getMessage());
-        assertTrue(e.getMessage().contains("replay.total-max-bytes " + (2 * HEAP.replayWindows() >> 20) + " MiB"),
+        assertTrue(e.getMessage().contains("replay.total-max-bytes " + (2 * HEAP.replayWindows() >> 10) + " KiB"),
                 e.getMessage());
     }
 }

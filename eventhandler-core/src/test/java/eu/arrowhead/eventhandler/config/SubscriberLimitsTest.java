@@ -13,40 +13,41 @@ class SubscriberLimitsTest {
 
     @Test
     void derivedFromTheHeapTheyTakeAtMostTheirShareOfIt() {
-        for (long heap : new long[] {64 * MIB, 256 * MIB, 4096 * MIB}) {
-            SubscriberLimits limits = limits(heap, Map.of());
-            assertEquals(heap / 16, limits.totalQueueMaxBytes());
-            assertEquals(Math.min(16 * MIB, heap / 64), limits.queueMaxBytes());
-            assertEquals(heap * 5 / 32, limits.streamsHeapBytes());
+        for (long mib : new long[] {64, 256, 4096}) {
+            HeapBudget heap = serialHeap(mib);
+            SubscriberLimits limits = limits(mib, Map.of());
+            assertEquals(heap.subscriberQueues(), limits.totalQueueMaxBytes());
+            assertEquals(Math.min(16 * MIB, heap.subscriberQueues() / 4), limits.queueMaxBytes());
+            assertEquals(heap.subscribers() - heap.subscriberQueues(), limits.streamsHeapBytes());
             assertEquals(limits.streamsHeapBytes() / SubscriberLimits.MIN_STREAM_BYTES, limits.maxCount());
             assertTrue(limits.maxCount() * SubscriberLimits.MIN_STREAM_BYTES + limits.totalQueueMaxBytes()
-                    <= heap * 7 / 32);
+                    <= heap.allParts() * 7 / 18);
         }
-        assertEquals(917, limits(64 * MIB, Map.of()).maxCount());
-        assertEquals(3_668, limits(256 * MIB, Map.of()).maxCount());
+        assertEquals(305, limits(64, Map.of()).maxCount());
+        assertEquals(2_751, limits(256, Map.of()).maxCount());
     }
 
     @Test
     void aSubscriberLimitTheHeapCannotHoldStopsTheStart() {
-        assertEquals(800, limits(64 * MIB, Map.of("subscriber.max-count", "800")).maxCount());
+        assertEquals(250, limits(64, Map.of("subscriber.max-count", "250")).maxCount());
         ConfigException e = assertThrows(ConfigException.class,
-                () -> limits(64 * MIB, Map.of("subscriber.max-count", "20000")));
+                () -> limits(64, Map.of("subscriber.max-count", "20000")));
         assertTrue(e.getMessage().contains("'subscriber.max-count' (20000) cannot hold within the heap"), e.getMessage());
-        assertTrue(e.getMessage().contains("holds 917"), e.getMessage());
+        assertTrue(e.getMessage().contains("holds 305"), e.getMessage());
     }
 
     @Test
     void queueBoundsMustFitEachOtherAndTheHeap() {
-        SubscriberLimits set = limits(256 * MIB, Map.of("subscriber.queue-max-bytes", "1048576",
+        SubscriberLimits set = limits(256, Map.of("subscriber.queue-max-bytes", "1048576",
                 "subscriber.total-queue-max-bytes", "8388608"));
         assertEquals(1 * MIB, set.queueMaxBytes());
         assertEquals(8 * MIB, set.totalQueueMaxBytes());
-        assertEquals(56 * MIB - 8 * MIB, set.streamsHeapBytes());
+        assertEquals(serialHeap(256).subscribers() - 8 * MIB, set.streamsHeapBytes());
         ConfigException tooLarge = assertThrows(ConfigException.class,
-                () -> limits(64 * MIB, Map.of("subscriber.queue-max-bytes", Long.toString(16 * MIB))));
+                () -> limits(64, Map.of("subscriber.queue-max-bytes", Long.toString(16 * MIB))));
         assertTrue(tooLarge.getMessage().contains("'subscriber.queue-max-bytes'"), tooLarge.getMessage());
         ConfigException noRoom = assertThrows(ConfigException.class,
-                () -> limits(64 * MIB, Map.of("subscriber.total-queue-max-bytes", Long.toString(24 * MIB))));
+                () -> limits(64, Map.of("subscriber.total-queue-max-bytes", Long.toString(6 * MIB))));
         assertTrue(noRoom.getMessage().contains("'subscriber.total-queue-max-bytes'"), noRoom.getMessage());
     }
 
@@ -61,9 +62,14 @@ class SubscriberLimitsTest {
         assertTrue(fromEnvironment.getMessage().contains("subscriber.queue-max-bytes"), fromEnvironment.getMessage());
     }
 
-    private static SubscriberLimits limits(long heap, Map<String, String> overrides) {
+    /** A heap of {@code mib} with the serial collector's old generation, 2/3 of it. */
+    private static HeapBudget serialHeap(long mib) {
+        return new HeapBudget(mib * MIB, mib * MIB / 3 * 2);
+    }
+
+    private static SubscriberLimits limits(long heapMib, Map<String, String> overrides) {
         Map<String, String> values = ConfigLoader.defaults();
         values.putAll(overrides);
-        return SubscriberLimits.from(new ConfigValues(values), new HeapBudget(heap));
+        return SubscriberLimits.from(new ConfigValues(values), serialHeap(heapMib));
     }
 }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 class StopDuringReadsIT {
     private static final String TYPE = "flood";
     private static final int LOGGED = 100_000;
-    private static final int RESUMING = 300;
+    /** Within {@code subscriber.max-count} at {@code -Xmx64m} (278), so that every one of them is served. */
+    private static final int RESUMING = 250;
     private static final int QUERY_LOOPS = 4;
     private static final int ACKNOWLEDGED = 20;
     private static final Pattern STOPPED_CLEANLY = Pattern.compile("event store closed cleanly after id (\\d+)");

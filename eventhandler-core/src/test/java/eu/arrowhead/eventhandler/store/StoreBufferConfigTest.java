@@ -6,16 +6,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.config.ConfigException;
 import eu.arrowhead.eventhandler.config.ConfigLoader;
+import eu.arrowhead.eventhandler.config.HeapBudget;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The write buffer's bounds hold within the heap and take the largest publish, or the start stops. */
 class StoreBufferConfigTest {
-    private static final long HEAP = Runtime.getRuntime().maxMemory();
 
     @Test
-    void byDefaultTheBufferTakesASixteenthOfTheHeap() {
-        assertEquals(HEAP / 16, ConfigLoader.withOverrides(Map.of()).storeBufferBytes());
+    void byDefaultTheBufferTakesItsShareOfTheHeap() {
+        assertEquals(HeapBudget.ofThisJvm().storeBuffer(), ConfigLoader.withOverrides(Map.of()).storeBufferBytes());
         assertEquals(12_345_678, ConfigLoader.withOverrides(Map.of("store.buffer-bytes", "12345678"))
                 .storeBufferBytes());
     }
@@ -23,7 +23,7 @@ class StoreBufferConfigTest {
     @Test
     void aBufferTheHeapCannotHoldStopsTheStart() {
         ConfigException refused = assertThrows(ConfigException.class,
-                () -> ConfigLoader.withOverrides(Map.of("store.buffer-bytes", Long.toString(HEAP / 2 + 1))));
+                () -> ConfigLoader.withOverrides(Map.of("store.buffer-bytes", Long.toString(HeapBudget.ofThisJvm().allParts() + 1))));
         assertTrue(refused.getMessage().contains("store.buffer-bytes"), refused.getMessage());
         assertTrue(refused.getMessage().contains("heap"), refused.getMessage());
     }
