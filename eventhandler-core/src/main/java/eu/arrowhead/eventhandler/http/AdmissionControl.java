@@ -179,17 +179,17 @@ public final class AdmissionControl extends HttpHandler {
             workers.execute(() -> {
                 try {
                     serve(publish ? publishes : jersey, request, response, body, suspension);
-                    SuspendedChains.ending(connection);
                     suspension.resume(response);
                 } finally {
+                    SuspendedChains.ended(connection);
                     permits.release();
                 }
             });
         } catch (RejectedExecutionException e) {
             permits.release();
             body.release();
-            SuspendedChains.ending(connection);
             refuse(request, response, suspension, "it is shutting down");
+            SuspendedChains.ended(connection);
         }
     }
 

@@ -240,6 +240,11 @@ public final class RequestBodies {
 
         @Override
         public boolean onTimeout(Response timedOut) {
+            if (state.get() != WAITING) {
+                // The body has come, and the response is still suspended: held for its client's unread answers.
+                body.suspension.closeIfHeldTooLong();
+                return false;
+            }
             refuse(new RequestException(408, ExceptionType.INVALID_PARAMETER, "the request body did not arrive within "
                     + timeout.toSeconds() + " s (server.body-timeout-seconds)"), null);
             // Grizzly's own handling would cancel the response without an answer; ours has answered.

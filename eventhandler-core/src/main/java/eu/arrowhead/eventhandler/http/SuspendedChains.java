@@ -1,6 +1,6 @@
 package eu.arrowhead.eventhandler.http;
 
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.Grizzly;
 import org.glassfish.grizzly.attributes.Attribute;
@@ -16,11 +16,16 @@ import org.glassfish.grizzly.http.server.Request;
  *
  * <p>That happened when a request whose body came in parts ended on the selector: Grizzly parsed the pipelined
  * requests behind it at once, one of them was held, and the connection was then asked to read on for the body
- * that had already come ({@code PipeliningTest}, about one run in five).
+ * that had already come ({@code PipeliningTest}, about one run in four).
+ *
+ * <p>A count, not a flag: resuming one such request has Grizzly parse the requests stored behind it on the same
+ * thread, before the resume returns, and one of those may be served away in turn (Jersey resumes a response it has
+ * written from inside its handler, on the worker). The count goes down once the resume has returned, so that it
+ * never reads zero while a thread is still parsing the stored requests.
  */
 final class SuspendedChains {
-    private static final Attribute<AtomicBoolean> SUSPENDED = Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
-            SuspendedChains.class.getName() + ".suspended", AtomicBoolean::new);
+    private static final Attribute<AtomicInteger> SUSPENDED = Grizzly.DEFAULT_ATTRIBUTE_BUILDER.createAttribute(
+            SuspendedChains.class.getName() + ".suspended", AtomicInteger::new);
 
     private SuspendedChains() {
     }
@@ -33,19 +38,19 @@ final class SuspendedChains {
 
     /** Notes that the chain that parsed {@code request} is suspended already (it waited for its body). */
     static void suspended(Request request) {
-        SUSPENDED.get(request.getContext().getConnection()).set(true);
+        SUSPENDED.get(request.getContext().getConnection()).incrementAndGet();
     }
 
     /**
-     * Called just before the suspended request's response is resumed: Grizzly then goes on with the chain. Takes
-     * the connection, not the request: a handler that ended the response itself has had the request recycled.
+     * Called once the suspended request's response has been resumed (or has ended otherwise), and Grizzly has gone
+     * on with the chain. Takes the connection, not the request: by then the request may have been recycled.
      */
-    static void ending(Connection<?> connection) {
-        SUSPENDED.get(connection).set(false);
+    static void ended(Connection<?> connection) {
+        SUSPENDED.get(connection).decrementAndGet();
     }
 
     /** Whether a read asked for now could meet requests that Grizzly still holds for a suspended chain. */
     static boolean holdsRequests(Connection<?> connection) {
-        return SUSPENDED.get(connection).get();
+        return SUSPENDED.get(connection).get() > 0;
     }
 }

@@ -15,6 +15,7 @@ import org.glassfish.grizzly.http.server.TimeoutHandler;
 final class Suspension implements CompletionHandler<Response> {
     private final AtomicBoolean ended = new AtomicBoolean();
     private final Runnable onCancelled;
+    private volatile Runnable heldTooLong;
 
     /** @param onCancelled told when the connection closes before the response has ended */
     Suspension(Runnable onCancelled) {
@@ -46,6 +47,24 @@ final class Suspension implements CompletionHandler<Response> {
 
     boolean ended() {
         return ended.get();
+    }
+
+    /**
+     * Holds the suspended response for a new purpose (its body, which it was suspended for, has arrived): its
+     * timeout starts again at {@code millis}, and when it is told, {@link #closeIfHeldTooLong} runs
+     * {@code tooLong}.
+     */
+    void holdAtMost(Response response, long millis, Runnable tooLong) {
+        heldTooLong = tooLong;
+        response.getSuspendContext().setTimeout(millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Told by the response's timeout handler once the body it was suspended for has arrived. */
+    void closeIfHeldTooLong() {
+        Runnable tooLong = heldTooLong;
+        if (tooLong != null && !ended()) {
+            tooLong.run();
+        }
     }
 
     @Override

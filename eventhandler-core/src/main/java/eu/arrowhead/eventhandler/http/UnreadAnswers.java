@@ -62,6 +62,10 @@ final class UnreadAnswers {
             // what it read would meet the requests it still holds (a ClassCastException in its filter chain).
             SuspendedChains.suspend(request);
         } else {
+            // Suspended with the body's timeout, which has done its work: it starts again, and closes the
+            // connection if the client has read nothing for the write timeout.
+            held.holdAtMost(response, connection.getTransport().getWriteTimeout(TimeUnit.MILLISECONDS),
+                    () -> closeStuck(connection));
             SuspendedChains.suspended(request);
         }
         // Grizzly tells a write handler when the queue is below the connection's own limit, which is some
@@ -75,8 +79,11 @@ final class UnreadAnswers {
             public void onWritePossible() {
                 UnreadAnswers.this.held.decrementAndGet();
                 nio.setMaxAsyncWriteQueueSize(limit);
-                SuspendedChains.ending(connection);
-                suspension.resume(response);
+                try {
+                    suspension.resume(response);
+                } finally {
+                    SuspendedChains.ended(connection);
+                }
                 resumed.run();
             }
 
@@ -85,6 +92,7 @@ final class UnreadAnswers {
                 // the connection closed; Grizzly cancels the suspended response
                 UnreadAnswers.this.held.decrementAndGet();
                 nio.setMaxAsyncWriteQueueSize(limit);
+                SuspendedChains.ended(connection);
             }
         });
         return true;
