@@ -71,7 +71,7 @@ final class DatabaseSetup {
             throws SQLException {
         HikariConfig pool = new HikariConfig();
         pool.setPoolName(name);
-        pool.setJdbcUrl(EmbeddedH2.interruptProof(config.storeUrl()));
+        pool.setJdbcUrl(EmbeddedH2.storeUrl(config.storeUrl()));
         pool.setUsername(config.storeUser());
         pool.setPassword(config.storePassword());
         pool.setMaximumPoolSize(size);

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.h2.engine.SessionLocal;
 import org.h2.api.ErrorCode;
@@ -45,6 +46,29 @@ final class EmbeddedH2 {
     }
 
     /**
+     * How long H2 keeps a large value of a query's result after the query, unless the URL says otherwise. H2 keeps a
+     * reference to each one (an event's JSON is a CLOB) for its {@code LOB_TIMEOUT}, five minutes by default, so
+     * that a client may still read it: some 120 bytes each, and a read of the log materializes a chunk of rows at a
+     * time. Under {@code LargePagesIT}'s read flood (8 loops of pages and 4 subscribers replaying 60 KB events) that
+     * was 248 000 references after 100 s, 30 MB, and a {@code -Xmx64m} server ran out of heap. The store takes each
+     * value as a string while it reads the row, so a few seconds are ample.
+     */
+    static final int LOB_TIMEOUT_MILLIS = 5_000;
+    private static final Pattern SETS_LOB_TIMEOUT = Pattern.compile("(?i);\\s*LOB_TIMEOUT\\s*=");
+
+    /**
+     * The URL the store opens an H2 database with: {@link #interruptProof} and, unless the URL sets it, a
+     * {@code LOB_TIMEOUT} of {@link #LOB_TIMEOUT_MILLIS}. Any other URL as it is.
+     */
+    static String storeUrl(String url) {
+        if (!url.startsWith("jdbc:h2:")) {
+            return url;
+        }
+        String proof = interruptProof(url);
+        return SETS_LOB_TIMEOUT.matcher(proof).find() ? proof : proof + ";LOB_TIMEOUT=" + LOB_TIMEOUT_MILLIS;
+    }
+
+    /**
      * The URL with H2's file opened through {@code async:}, an {@link java.nio.channels.AsynchronousFileChannel}.
      * H2's default file channel is an interruptible one: an interrupt that reaches any thread while it is inside
      * H2's file I/O (a stop, a cancelled task, a library we do not own) closes the channel for every thread, and
@@ -56,7 +80,7 @@ final class EmbeddedH2 {
      * <p>Only a {@code jdbc:h2:file:} URL whose path names no file system of its own is changed; the database
      * file is the same either way.
      */
-    static String interruptProof(String url) {
+    private static String interruptProof(String url) {
         if (!url.startsWith(FILE_URL)) {
             return url;
         }
@@ -130,14 +154,33 @@ final class EmbeddedH2 {
      * dead chunk's object stays on the heap until the next compaction (or 45 s), not only until the next commit.
      */
     static void compact(Connection connection, int maxMillis) throws SQLException {
-        store(connection).ifPresent(store -> {
-            int retentionMillis = store.getRetentionTime();
-            try {
-                store.compactFile(maxMillis);
-            } finally {
-                store.setRetentionTime(retentionMillis);
-            }
-        });
+        store(connection).ifPresent(store -> compact(store, maxMillis));
+    }
+
+    /**
+     * {@link #compact} once {@code commits} have been made since the store's version {@code since}; returns the
+     * version compacted at, or {@code since} while none is due (and for a database that is not H2). A compaction
+     * that took all of {@code maxMillis} was likely cut short, so it returns {@code since} then: the next call
+     * goes on with it.
+     */
+    static long compactIfDue(Connection connection, int maxMillis, long since, int commits) throws SQLException {
+        Optional<MVStore> found = store(connection);
+        if (found.isEmpty() || found.get().getCurrentVersion() - since < commits) {
+            return since;
+        }
+        long version = found.get().getCurrentVersion();
+        long started = System.nanoTime();
+        compact(found.get(), maxMillis);
+        return System.nanoTime() - started < TimeUnit.MILLISECONDS.toNanos(maxMillis) ? version : since;
+    }
+
+    private static void compact(MVStore store, int maxMillis) {
+        int retentionMillis = store.getRetentionTime();
+        try {
+            store.compactFile(maxMillis);
+        } finally {
+            store.setRetentionTime(retentionMillis);
+        }
     }
 
     /**

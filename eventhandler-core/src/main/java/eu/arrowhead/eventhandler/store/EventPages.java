@@ -28,7 +28,13 @@ import org.hibernate.StatelessSession;
  * reads again.
  */
 final class EventPages {
-    /** Rows read by primary key in one statement. */
+    /**
+     * Rows read by primary key in one statement: the first chunk of a page, then four times as many each time,
+     * up to {@link #LOOKUP_CHUNK}. H2 materializes a statement's whole result before the first row is scrolled, with a
+     * reference to each row's large value kept for a while after (see {@code EmbeddedH2.LOB_TIMEOUT_MILLIS}); a page
+     * of large events holds a few of them, and 256 read to return 3 made a read flood hold a hundred times more.
+     */
+    private static final int FIRST_LOOKUP_CHUNK = 16;
     private static final int LOOKUP_CHUNK = 256;
     /** Rows a driver may hold of a statement at once (MySQL: a server-side cursor's fetch; H2 reads lobs lazily). */
     private static final int FETCH_ROWS = 8;
@@ -78,8 +84,9 @@ final class EventPages {
         long bytes = 0;
         long lastScanned = 0;
         long[] readable = Arrays.stream(ids).filter(id -> !damaged.contains(id)).toArray();
-        for (int from = 0; from < readable.length; from += LOOKUP_CHUNK) {
-            List<Long> chunk = Arrays.stream(readable, from, Math.min(readable.length, from + LOOKUP_CHUNK)).boxed()
+        for (int from = 0, size = FIRST_LOOKUP_CHUNK; from < readable.length;
+             from += size, size = Math.min(LOOKUP_CHUNK, size * 4)) {
+            List<Long> chunk = Arrays.stream(readable, from, Math.min(readable.length, from + size)).boxed()
                     .toList();
             long readableBelow = from == 0 ? afterId : readable[from - 1];
             // Scrolled a few rows at a time, never loaded whole: 256 events near the payload limit are 16 MiB.

@@ -13,7 +13,10 @@ import org.slf4j.LoggerFactory;
  */
 final class RetentionTask {
     private static final Logger LOG = LoggerFactory.getLogger(RetentionTask.class);
-    /** How often {@link #compactStore} runs: at 1 000 commits a second, some 2.5 MB of chunk objects. */
+    /**
+     * How often {@link #compactStore} looks whether a compaction is due ({@link EventDatabase#COMPACT_AFTER_COMMITS}):
+     * at 1 000 commits a second, some 2.5 MB of chunk objects by then.
+     */
     static final Duration COMPACT_EVERY = Duration.ofSeconds(10);
 
     private final EventDatabase database;
@@ -106,10 +109,10 @@ final class RetentionTask {
         }
     }
 
-    /** Keeps H2's store file in few chunks ({@link EventDatabase#compactEmbeddedStore}). */
+    /** Keeps H2's store file in few chunks ({@link EventDatabase#compactEmbeddedStoreIfDue}). */
     void compactStore() {
         try {
-            database.compactEmbeddedStore();
+            database.compactEmbeddedStoreIfDue();
         } catch (RuntimeException e) {
             LOG.debug("the event store's file was not compacted: {}", e.toString());
         }

@@ -57,7 +57,7 @@ class ClosedDatabaseTest {
 
     /** What H2 does to a database it can no longer trust: closes it under every connection. */
     private static void shutDownImmediately(String url) throws SQLException {
-        try (Connection h2 = DriverManager.getConnection(EmbeddedH2.interruptProof(url), "sa", "");
+        try (Connection h2 = DriverManager.getConnection(EmbeddedH2.storeUrl(url), "sa", "");
              Statement statement = h2.createStatement()) {
             statement.execute("SHUTDOWN IMMEDIATELY");
         }

@@ -124,7 +124,7 @@ abstract class EventStoreContract {
             assertFalse(first.body().equals(anew.body()), "a key older than its window answered " + anew.body());
             assertEquals(4, logged(server, "").size());
             Map<String, String> store = database.settings();
-            try (Connection connection = DriverManager.getConnection(EmbeddedH2.interruptProof(store.get("store.url")),
+            try (Connection connection = DriverManager.getConnection(EmbeddedH2.storeUrl(store.get("store.url")),
                     store.get("store.user"), store.get("store.password"))) {
                 Await.until("every stored key to be deleted once older than the 1 s window", WAIT,
                         () -> storedKeys(connection) == 0);

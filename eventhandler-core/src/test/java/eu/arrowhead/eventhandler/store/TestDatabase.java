@@ -28,7 +28,7 @@ interface TestDatabase extends AutoCloseable {
     default AutoCloseable holdWrites() throws SQLException {
         Map<String, String> settings = settings();
         // The same name as the server's, so that an embedded H2 database is shared in this JVM, not opened twice.
-        Connection connection = DriverManager.getConnection(EmbeddedH2.interruptProof(settings.get("store.url")),
+        Connection connection = DriverManager.getConnection(EmbeddedH2.storeUrl(settings.get("store.url")),
                 settings.get("store.user"), settings.get("store.password"));
         connection.setAutoCommit(false);
         try (Statement statement = connection.createStatement()) {
