@@ -11,7 +11,7 @@ import eu.arrowhead.eventhandler.http.CorsPolicy;
 import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.GrizzlyTuning;
-import eu.arrowhead.eventhandler.http.IncompleteHeads;
+import eu.arrowhead.eventhandler.http.WaitingConnections;
 import eu.arrowhead.eventhandler.http.RequestBodies;
 import eu.arrowhead.eventhandler.http.SharedJsonMapper;
 import eu.arrowhead.eventhandler.http.Utf8Bodies;
@@ -200,10 +200,10 @@ public final class EventHandlerServer implements AutoCloseable {
                 pushSubscriptions, metrics, writers, journalReaders, workers);
         metrics.observe(front);
 
-        IncompleteHeads incompleteHeads = new IncompleteHeads(config.maxIncompleteHeads());
-        metrics.observe(incompleteHeads);
+        WaitingConnections waiting = new WaitingConnections(config.maxSilentConnections(), config.maxIncompleteHeads());
+        metrics.observe(waiting);
         HttpServer http = GrizzlyTuning.server(config, tls == null ? null : tls.listenerConfig(), front,
-                metrics.connectionProbe(), incompleteHeads);
+                metrics.connectionProbe(), waiting);
         parts.add("HTTP server", http::shutdownNow);
         // Added after Grizzly, so that they end before it stops: Jersey's container, once shut down, answers a
         // request still running with a 500.

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Request bodies held by a server with a small heap ({@code -Xmx320m}: a budget of 15.6 MiB, their 2/18 of the 140 MiB
- * the old generation leaves for clients' parts, see {@code HeapBudget}):
+ * Request bodies held by a server with a small heap ({@code -Xmx320m}: a budget of about 15 MiB, their 2/19 of the 140 MiB
+ * the old generation leaves for clients' parts with G1, see {@code HeapBudget}):
  * what counts is what has arrived, so announced bodies cost nothing, and bytes past the budget are refused
  * with 503 rather than let the heap run out.
  */

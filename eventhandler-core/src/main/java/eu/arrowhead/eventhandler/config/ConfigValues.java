@@ -119,7 +119,7 @@ final class ConfigValues {
      * A number of things, each charged {@code bytesEach}, that a share of the heap must hold: 0 takes what the
      * share holds (at least 1); more stops the start.
      *
-     * @param share how the share is said in the message, such as "the topics' 1/18"
+     * @param share how the share is said in the message, such as "the topics' 1/19"
      * @param hint  what else the operator may lower, or an empty string
      */
     int countWithinShare(String key, int most, long shareBytes, long bytesEach, String share, String hint,

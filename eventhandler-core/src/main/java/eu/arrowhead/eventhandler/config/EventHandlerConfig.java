@@ -24,6 +24,7 @@ public record EventHandlerConfig(
         Duration shutdownGrace,
         int maxHeaderBytes,
         int maxIncompleteHeads,
+        int maxSilentConnections,
         Duration bodyTimeout,
         int maxBodyBytes,
         List<String> corsOrigins,
@@ -119,7 +120,9 @@ public record EventHandlerConfig(
                 v.seconds("server.write-timeout-seconds", 1),
                 v.seconds("server.shutdown-grace-seconds", 0),
                 v.integer("server.max-header-bytes", 1024, 1 << 20),
-                IncompleteHeadLimit.maxCount(v, heap, v.integer("server.max-header-bytes", 1024, 1 << 20)),
+                WaitingConnectionLimits.maxIncompleteHeads(v, heap,
+                        v.integer("server.max-header-bytes", 1024, 1 << 20)),
+                WaitingConnectionLimits.maxSilent(v, heap),
                 v.seconds("server.body-timeout-seconds", 1),
                 v.integer("server.max-body-bytes", 1, 256 << 20),
                 v.origins("http.cors-origins"),
@@ -229,7 +232,9 @@ public record EventHandlerConfig(
         parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
         parts.put("request bodies", heap.requestBodies());
         parts.put("incomplete heads (server.max-incomplete-heads " + maxIncompleteHeads + ")",
-                maxIncompleteHeads * IncompleteHeadLimit.bytesEach(maxHeaderBytes));
+                maxIncompleteHeads * WaitingConnectionLimits.incompleteHeadBytes(maxHeaderBytes));
+        parts.put("silent connections (server.max-silent-connections " + maxSilentConnections + ")",
+                maxSilentConnections * WaitingConnectionLimits.SILENT_BYTES);
         parts.put("replay.total-max-bytes", replayTotalBytes);
         parts.put("push.total-max-bytes", push.totalMaxBytes());
         parts.put("topics (topic.max-count " + maxTopics + ")", (long) maxTopics * TopicLimit.TOPIC_BYTES);
@@ -270,7 +275,7 @@ public record EventHandlerConfig(
                 "server.max-body-bytes", config.maxBodyBytes()).entrySet()) {
             if (limit.getValue() > budget) {
                 throw new ConfigException("configuration key '" + limit.getKey() + "' has the value '"
-                        + limit.getValue() + "'; request bodies may hold at most their share of the heap (2/18 of the "
+                        + limit.getValue() + "'; request bodies may hold at most their share of the heap (2/19 of the "
                         + config.heap().allPartsSaid() + "), " + budget
                         + " bytes with this JVM's -Xmx: lower it or give the JVM more heap");
             }

@@ -19,36 +19,39 @@ import java.util.Locale;
  * (what an idle server with the H2 store holds after a full collection, 19.3 MiB at {@code -Xmx64m}: Jersey's and
  * Hibernate's models, Grizzly, H2) and the collector a quarter: the events that are promoted and die in queues,
  * windows and the store's buffer, H2's write buffers and its compaction's pages. The clients' parts get the
- * rest, in eighteenths:
+ * rest, in nineteenths:
  *
  * <table>
  * <caption>shares of the clients' parts ({@link #allParts()})</caption>
  * <tr><th>part</th><th>share</th><th>bounded by</th></tr>
- * <tr><td>SSE streams and their queues</td><td>7/18</td><td>{@code subscriber.max-count},
- *     {@code subscriber.total-queue-max-bytes} (2/18 of it)</td></tr>
- * <tr><td>the store's write buffer</td><td>2/18</td><td>{@code store.buffer-bytes}</td></tr>
- * <tr><td>H2's page cache</td><td>1/18</td><td>set at start, unless {@code store.url} sets CACHE_SIZE</td></tr>
- * <tr><td>request bodies being received</td><td>2/18</td><td>503 past it</td></tr>
- * <tr><td>connections with a request's head begun, not whole</td><td>1/18</td><td>{@code server.max-incomplete-heads}
- *     ({@link IncompleteHeadLimit})</td></tr>
- * <tr><td>replay windows, all topics</td><td>2/18</td><td>{@code replay.total-max-bytes}</td></tr>
- * <tr><td>push subscriptions and their queues</td><td>2/18</td><td>{@code push.total-max-bytes}</td></tr>
- * <tr><td>topics</td><td>1/18</td><td>{@code topic.max-count} ({@link TopicLimit})</td></tr>
+ * <tr><td>SSE streams and their queues</td><td>7/19</td><td>{@code subscriber.max-count},
+ *     {@code subscriber.total-queue-max-bytes} (2/19 of it)</td></tr>
+ * <tr><td>the store's write buffer</td><td>2/19</td><td>{@code store.buffer-bytes}</td></tr>
+ * <tr><td>H2's page cache</td><td>1/19</td><td>set at start, unless {@code store.url} sets CACHE_SIZE</td></tr>
+ * <tr><td>request bodies being received</td><td>2/19</td><td>503 past it</td></tr>
+ * <tr><td>connections with a request's head begun, not whole</td><td>1/19</td><td>{@code server.max-incomplete-heads}
+ *     ({@link WaitingConnectionLimits})</td></tr>
+ * <tr><td>connections that have sent nothing since accepted or since their last request</td><td>1/19</td>
+ *     <td>{@code server.max-silent-connections} ({@link WaitingConnectionLimits})</td></tr>
+ * <tr><td>replay windows, all topics</td><td>2/19</td><td>{@code replay.total-max-bytes}</td></tr>
+ * <tr><td>push subscriptions and their queues</td><td>2/19</td><td>{@code push.total-max-bytes}</td></tr>
+ * <tr><td>topics</td><td>1/19</td><td>{@code topic.max-count} ({@link TopicLimit})</td></tr>
  * </table>
  *
  * <p>Why a quarter for the collector (issue 29, docs/reliability.md, {@code EveryLimitAtOnceIT}): with every part
  * full at once on a {@code -Xmx64m} server and 60 KB events published as fast as the store takes them, what is
  * promoted and dies fills the old generation's free room about once a second, and each full collection stops the
- * server 50-65 ms. Shares of the whole heap (the parts 17/32, 34 MiB) left 47-51 MiB live, more than the old
+ * server 50-65 ms. Shares of the whole heap (the parts 17/32, 33 MiB) left 47-51 MiB live, more than the old
  * generation's 43 MiB, so that every young collection was a full one: 65% of the time collecting. A fifth for the
- * collector (13 MiB of parts) took 7% and a bystander's p99 to 56-57 ms, a quarter (10 MiB) 4-5% and 28-49 ms.
+ * collector (13 MiB of parts) took 7% and a bystander's p99 to 56-57 ms, a quarter (10 MiB) 4-5% and 28-49 ms, and
+ * 2.6-2.8% and 15-43 ms once the store's compaction of H2's file went by commits, not every 10 s.
  *
  * @param maxHeapBytes       the JVM's maximum heap ({@code Runtime.maxMemory()}, a little under {@code -Xmx})
  * @param oldGenerationBytes what of it long-lived objects may fill
  */
 public record HeapBudget(long maxHeapBytes, long oldGenerationBytes) {
     static final int SERVER_OWN_MIB = 20;
-    private static final int UNITS = 18;
+    private static final int UNITS = 19;
 
     /** The budget of this JVM's heap. */
     public static HeapBudget ofThisJvm() {
@@ -97,6 +100,14 @@ public record HeapBudget(long maxHeapBytes, long oldGenerationBytes) {
         return units(1);
     }
 
+    /**
+     * Connections that have sent nothing since they were accepted or since their last request: 2-4.4 KB each, and
+     * only the descriptors bounded them before (20 000 would hold 40-88 MB).
+     */
+    public long silentConnections() {
+        return units(1);
+    }
+
     /** Every topic's replay window together, by default. */
     public long replayWindows() {
         return units(2);
@@ -123,8 +134,8 @@ public record HeapBudget(long maxHeapBytes, long oldGenerationBytes) {
 
     /** How {@link #allParts()} is said in messages. */
     public String allPartsSaid() {
-        return (allParts() >> 20) + " MiB (the old generation's " + (oldGenerationBytes >> 20) + " MiB less the"
-                + " server's own " + SERVER_OWN_MIB + " MiB and a quarter for the collector)";
+        return String.format(Locale.ROOT, "%.1f MiB (the old generation's %.1f MiB less the server's own %d MiB and a"
+                + " quarter for the collector)", allParts() / 1048576.0, oldGenerationBytes / 1048576.0, SERVER_OWN_MIB);
     }
 
     /** The most a part may be set to: more than all parts together could not hold. */
@@ -132,7 +143,7 @@ public record HeapBudget(long maxHeapBytes, long oldGenerationBytes) {
         return allParts();
     }
 
-    private long units(int eighteenths) {
-        return allParts() / UNITS * eighteenths;
+    private long units(int nineteenths) {
+        return allParts() / UNITS * nineteenths;
     }
 }

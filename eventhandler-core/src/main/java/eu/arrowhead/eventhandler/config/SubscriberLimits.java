@@ -61,7 +61,7 @@ public record SubscriberLimits(int maxCount, long streamsHeapBytes, long queueMa
         } else if (maxCount > fits) {
             throw new ConfigException("configuration key 'subscriber.max-count' (" + maxCount + ") cannot hold"
                     + " within the heap: at " + MIN_STREAM_BYTES + " bytes each, at least, " + mebibytes(streamsHeap)
-                    + " (the subscribers' 7/18 of the " + heap.allPartsSaid()
+                    + " (the subscribers' 7/19 of the " + heap.allPartsSaid()
                     + ", less subscriber.total-queue-max-bytes)"
                     + " holds " + fits + "; lower it, set it to 0 to derive it from the heap, or raise -Xmx");
         }

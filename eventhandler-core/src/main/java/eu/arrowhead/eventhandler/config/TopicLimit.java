@@ -22,6 +22,6 @@ final class TopicLimit {
     }
 
     static int maxCount(ConfigValues v, HeapBudget heap) {
-        return v.countWithinShare("topic.max-count", MOST, heap.topics(), TOPIC_BYTES, "the topics' 1/18", "", heap);
+        return v.countWithinShare("topic.max-count", MOST, heap.topics(), TOPIC_BYTES, "the topics' 1/19", "", heap);
     }
 }

@@ -30,13 +30,13 @@ public final class GrizzlyTuning {
      *
      * @param tls   the listener's mutual TLS in secure mode; {@code null} for plain HTTP
      * @param probe told of every connection accepted and closed
-     * @param heads told of every read and request, to hold the incomplete heads to their bound
+     * @param waiting told of every accept, read and request, to hold the connections waited on to their bounds
      */
     public static HttpServer server(EventHandlerConfig config, SSLEngineConfigurator tls, HttpHandler front,
-                                    ConnectionProbe probe, IncompleteHeads heads) {
+                                    ConnectionProbe probe, WaitingConnections waiting) {
         HttpServer http = new HttpServer();
-        http.addListener(listener(config, tls, probe, heads));
-        http.getServerConfiguration().getMonitoringConfig().getWebServerConfig().addProbes(heads.requestProbe());
+        http.addListener(listener(config, tls, probe, waiting));
+        http.getServerConfiguration().getMonitoringConfig().getWebServerConfig().addProbes(waiting.requestProbe());
         http.getServerConfiguration().addHttpHandler(front, HttpHandlerRegistration.ROOT);
         http.getServerConfiguration().setJmxEnabled(false);
         http.getServerConfiguration().setHttpServerName("EventHandler");
@@ -57,7 +57,7 @@ public final class GrizzlyTuning {
     }
 
     private static NetworkListener listener(EventHandlerConfig config, SSLEngineConfigurator tls,
-                                            ConnectionProbe probe, IncompleteHeads heads) {
+                                            ConnectionProbe probe, WaitingConnections waiting) {
         NetworkListener listener = new NetworkListener(LISTENER, config.serverHost(), config.serverPort());
         // Grizzly closes a kept-alive connection after 256 requests by default; that would undo the
         // publisher's connection reuse, so there is no cap, only the idle timeout.
@@ -78,7 +78,7 @@ public final class GrizzlyTuning {
         // counted and said, once, which Grizzly does not.
         transport.setIOStrategy(new AcceptFailures(SameThreadIOStrategy.getInstance(), Duration.ofMinutes(1)));
         transport.setWriteTimeout(config.writeTimeout().toSeconds(), TimeUnit.SECONDS);
-        transport.getConnectionMonitoringConfig().addProbes(probe, heads.connectionProbe());
+        transport.getConnectionMonitoringConfig().addProbes(probe, waiting.connectionProbe());
         transport.setKernelThreadPoolConfig(ThreadPoolConfig.defaultConfig().copy()
                 .setPoolName("eh-selector").setCorePoolSize(config.selectorThreads())
                 .setMaxPoolSize(config.selectorThreads()));

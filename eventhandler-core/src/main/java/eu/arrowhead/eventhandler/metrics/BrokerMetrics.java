@@ -5,7 +5,7 @@ import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.http.AdmissionControl;
-import eu.arrowhead.eventhandler.http.IncompleteHeads;
+import eu.arrowhead.eventhandler.http.WaitingConnections;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.NodeHealth;
 import eu.arrowhead.eventhandler.push.DeadLetterLists;
@@ -80,14 +80,16 @@ public final class BrokerMetrics {
                         + " retry with one of them publishes again", keys.forgottenEarly())));
     }
 
-    /** Adds the bound of the connections with a head begun and not whole, and how many were closed to hold it. */
-    public void observe(IncompleteHeads heads) {
+    /** Adds the bounds of the connections waited on for a request's head, and how many were closed to hold them. */
+    public void observe(WaitingConnections waiting) {
         registry.register(() -> MetricSnapshots.of(
                 gauge("eventhandler_connections_incomplete_heads_max", "Most connections with part of a request's"
-                        + " head sent, not all of it (server.max-incomplete-heads)", heads.max()),
+                        + " head sent, not all of it (server.max-incomplete-heads)", waiting.maxIncompleteHeads()),
+                gauge("eventhandler_connections_silent_max", "Most connections that have sent nothing since accepted"
+                        + " or since their last request (server.max-silent-connections)", waiting.maxSilent()),
                 counter("eventhandler_connections_displaced", "Connections closed to hold"
-                        + " server.max-incomplete-heads: the one waiting longest, or the newest while all had waited"
-                        + " under a second", heads.displaced())));
+                        + " server.max-silent-connections or server.max-incomplete-heads: the one waiting longest, or"
+                        + " the newest while all had waited under a second", waiting.displaced())));
     }
 
     /** Adds the gauges and counters read from the hub and the open streams at each scrape. */

@@ -23,13 +23,15 @@ class HeapBudgetTest {
                 "server.max-incomplete-heads from the incomplete heads' share, at the default header bound");
         assertEquals(HEAP.incompleteHeads() / (12 * 1024 + 2 * 2048), ConfigLoader.withOverrides(
                 Map.of("server.max-header-bytes", "2048")).maxIncompleteHeads(), "smaller heads, more connections");
+        assertEquals(HEAP.silentConnections() / 4608, config.maxSilentConnections(),
+                "server.max-silent-connections from the silent connections' share");
     }
 
     @Test
     void thePartsAreWhatTheOldGenerationLeavesBesideTheServerAndTheCollector() {
         HeapBudget smallest = new HeapBudget(64 << 20, (64 << 20) / 3 * 2);
         assertEquals(12 << 20, smallest.allParts(), "42.7 MiB less 20 MiB and a quarter");
-        assertEquals(smallest.allParts() / 18 * 7, smallest.subscribers());
+        assertEquals(smallest.allParts() / 19 * 7, smallest.subscribers());
         assertTrue(HEAP.oldGenerationBytes() <= HEAP.maxHeapBytes() / 3 * 2, "the old generation at most 2/3");
         assertEquals(4 << 20, new HeapBudget(64 << 20, 24 << 20).allParts(), "a sixteenth below the smallest heap");
     }

@@ -21,10 +21,10 @@ class SubscriberLimitsTest {
             assertEquals(heap.subscribers() - heap.subscriberQueues(), limits.streamsHeapBytes());
             assertEquals(limits.streamsHeapBytes() / SubscriberLimits.MIN_STREAM_BYTES, limits.maxCount());
             assertTrue(limits.maxCount() * SubscriberLimits.MIN_STREAM_BYTES + limits.totalQueueMaxBytes()
-                    <= heap.allParts() * 7 / 18);
+                    <= heap.allParts() * 7 / 19);
         }
-        assertEquals(305, limits(64, Map.of()).maxCount());
-        assertEquals(2_751, limits(256, Map.of()).maxCount());
+        assertEquals(289, limits(64, Map.of()).maxCount());
+        assertEquals(2_606, limits(256, Map.of()).maxCount());
     }
 
     @Test
@@ -33,7 +33,7 @@ class SubscriberLimitsTest {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> limits(64, Map.of("subscriber.max-count", "20000")));
         assertTrue(e.getMessage().contains("'subscriber.max-count' (20000) cannot hold within the heap"), e.getMessage());
-        assertTrue(e.getMessage().contains("holds 305"), e.getMessage());
+        assertTrue(e.getMessage().contains("holds 289"), e.getMessage());
     }
 
     @Test

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class StopDuringReadsIT {
     private static final String TYPE = "flood";
     private static final int LOGGED = 100_000;
-    /** Within {@code subscriber.max-count} at {@code -Xmx64m} (278), so that every one of them is served. */
+    /** Within {@code subscriber.max-count} at {@code -Xmx64m} (264), so that every one of them is served. */
     private static final int RESUMING = 250;
     private static final int QUERY_LOOPS = 4;
     private static final int ACKNOWLEDGED = 20;

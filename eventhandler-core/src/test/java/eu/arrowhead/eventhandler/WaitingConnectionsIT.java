@@ -25,29 +25,43 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue 29: connections an anonymous client opens and leaves idle, each with most of a request's head sent. Before
- * {@code server.max-incomplete-heads}, 6 000 of them (7.5 KB each) ran a {@code -Xmx64m} server out of heap and
- * killed its selector threads; 2 500 hold some 62 MB. Now the one waiting longest gives way to each new one: the server
- * stays up, answers a new client at once, and an SSE stream opened before the flood still gets its events.
+ * Issue 29: connections an anonymous client opens and leaves idle, each with most of a request's head sent, or with
+ * nothing sent. Before {@code server.max-incomplete-heads}, 6 000 of the first (7.5 KB each) ran a {@code -Xmx64m}
+ * server out of heap and killed its selector threads; 2 500 hold some 62 MB. Before
+ * {@code server.max-silent-connections}, only the descriptors bounded the second (1.5 KB each, 30 MB at 20 000). Now
+ * the one waiting longest gives way to each new one: the server stays up, answers a new client at once, and an SSE
+ * stream opened before the flood still gets its events.
  */
-class IncompleteHeadsIT {
+class WaitingConnectionsIT {
     private static final int CONNECTIONS = 2_500;
     private static final byte[] MOST_OF_A_HEAD = ("GET /eventhandler/mgmt/health HTTP/1.1\r\nHost: x\r\nX-Padding: "
             + "p".repeat(7_500)).getBytes(StandardCharsets.US_ASCII);
 
+    private static final byte[] NOTHING = new byte[0];
+
     @Test
-    void incompleteHeadsWithHalfSentHeadsGiveWayInsteadOfFillingTheHeap(@TempDir Path dir) throws Exception {
+    void connectionsWithHalfSentHeadsGiveWayInsteadOfFillingTheHeap(@TempDir Path dir) throws Exception {
+        floodGivesWay(dir, MOST_OF_A_HEAD, "eventhandler_connections_incomplete_heads_max");
+    }
+
+    @Test
+    void connectionsThatSendNothingGiveWayInsteadOfFillingTheHeap(@TempDir Path dir) throws Exception {
+        floodGivesWay(dir, NOTHING, "eventhandler_connections_silent_max");
+    }
+
+    /** Opens {@code CONNECTIONS} connections that each send {@code bytes} and nothing more, bounded by {@code max}. */
+    private static void floodGivesWay(Path dir, byte[] bytes, String maxMetric) throws Exception {
         try (ServerProcess server = ServerProcess.start(ServerProcess.smallestHeapCommand(dir, "--server.port=0",
                 "--server.host=127.0.0.1", "--store.mode=off", "--server.idle-timeout-seconds=600"));
              TestClient client = new TestClient(server.awaitListening(), null);
              RawSubscriber stream = RawSubscriber.open(client.uri("/").getPort(), "?eventType=kept", 65_536)) {
             URI base = client.uri("/");
             stream.awaitText(":ok", 10_000);
-            int max = (int) client.metric("eventhandler_connections_incomplete_heads_max");
+            int max = (int) client.metric(maxMetric);
             List<Socket> flood = new ArrayList<>();
             try {
                 for (int i = 0; i < CONNECTIONS; i++) {
-                    flood.add(halfSentHead(base.getPort()));
+                    flood.add(connect(base.getPort(), bytes));
                 }
                 // While every incomplete head is under a second old, a new connection's is closed: each request goes
                 // on a connection of its own, and is tried again if closed.
@@ -56,7 +70,7 @@ class IncompleteHeadsIT {
                                 "eventhandler_connections_displaced_total") >= CONNECTIONS - max));
                 // The count goes up just before the close: the last few may take a moment to read as closed.
                 Await.until("at most " + max + " of the flood's connections open", Duration.ofSeconds(30),
-                        () -> flood.stream().filter(IncompleteHeadsIT::stillOpen).count() <= max);
+                        () -> flood.stream().filter(WaitingConnectionsIT::stillOpen).count() <= max);
 
                 Await.until("a publish after the flood", Duration.ofSeconds(30), Duration.ofMillis(100),
                         () -> answered(base, publisher -> publisher.post("/eventhandler/publish",
@@ -70,7 +84,7 @@ class IncompleteHeadsIT {
                 }
             }
             assertFalse(server.output().contains("OutOfMemoryError"), server.output());
-            long lines = server.output().lines().filter(line -> line.contains("server.max-incomplete-heads"))
+            long lines = server.output().lines().filter(line -> line.contains("closed the one waiting longest"))
                     .filter(line -> line.contains("WARN")).count();
             assertTrue(lines >= 1 && lines <= 2, lines + " lines: one a minute at most\n" + server.output());
         }
@@ -85,11 +99,11 @@ class IncompleteHeadsIT {
         }
     }
 
-    private static Socket halfSentHead(int port) throws IOException {
+    private static Socket connect(int port, byte[] bytes) throws IOException {
         Socket socket = new Socket();
         socket.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
         OutputStream out = socket.getOutputStream();
-        out.write(MOST_OF_A_HEAD);
+        out.write(bytes);
         out.flush();
         return socket;
     }
