@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
  * Holds the connections the server waits on for a request's head to their bounds: silent ones (accepted, or kept
  * alive after a request, and nothing sent since) to {@code server.max-silent-connections}, and those that have sent
  * part of a head, not yet all of it, to {@code server.max-incomplete-heads}. Past a bound, the one waiting longest
- * is closed if it has waited a second, else the newest (silent ones: while all have waited under a second, up to
- * twice their bound are let in, a herd of clients connecting at once). A head that arrives whole is parsed in the read that
+ * is closed if it has waited a second, else the newest (silent ones: none while all have waited under a second, a
+ * herd of clients connecting at once). A head that arrives whole is parsed in the read that
  * brought it, so a connection that sends its head as clients do is silent until that read and then serving a
  * request; what stays counted is a connection that sends nothing, or half a head and then nothing.
  *
@@ -44,6 +44,13 @@ public final class WaitingConnections {
     private static final Logger LOG = LoggerFactory.getLogger(WaitingConnections.class);
     private static final long LINE_EVERY_NANOS = 60_000_000_000L;
     private static final long GRACE_NANOS = 1_000_000_000L;
+    /**
+     * Silent connections are never closed as the newest: that would be at their accept, inside Grizzly's accept
+     * (a CI run of WaitingConnectionsIT ran out of heap there), or at the end of a request just answered. While all
+     * have waited under a second (a herd connecting at once) they may be more than their bound, by what the clients
+     * open in a second; those that have waited a second then give way.
+     */
+    private static final int NO_NEWEST = Integer.MAX_VALUE - 10_000_000;
 
     private final int maxSilent;
     private final int maxIncompleteHeads;
@@ -126,7 +133,7 @@ public final class WaitingConnections {
         List<Connection<?>> closed;
         synchronized (lock) {
             silent.put(connection, System.nanoTime());
-            closed = overBound(silent, maxSilent, maxSilent, connection);
+            closed = overBound(silent, maxSilent, NO_NEWEST, connection);
         }
         displace(closed);
     }
@@ -158,7 +165,7 @@ public final class WaitingConnections {
             // A request ended by a closed connection is told after the close: it waits for nothing then.
             if (busy.remove(connection) && connection.isOpen()) {
                 silent.put(connection, System.nanoTime());
-                closed = overBound(silent, maxSilent, maxSilent, connection);
+                closed = overBound(silent, maxSilent, NO_NEWEST, connection);
             }
         }
         displace(closed);
@@ -177,8 +184,7 @@ public final class WaitingConnections {
      * the grace, as many as are over; else, past {@code max + herd}, {@code newest}. Taken out of {@code waiting}.
      * Called under the lock.
      *
-     * @param herd how many more may wait while all have waited under the grace: a herd of clients connecting at once
-     *             is accepted faster than their heads are read, and each is silent until then
+     * @param herd how many more may wait while all have waited under the grace
      */
     private List<Connection<?>> overBound(LinkedHashMap<Connection<?>, Long> waiting, int max, int herd,
                                           Connection<?> newest) {
