@@ -281,6 +281,7 @@ public final class EventHandlerServer implements AutoCloseable {
         RequestBodies bodies = new RequestBodies(config.bodyTimeout(), config.heap().requestBodies(),
                 new RequestBodies.Limit(config.maxRequestBytes(), "publish.max-request-bytes"),
                 new RequestBodies.Limit(config.maxBodyBytes(), "server.max-body-bytes"));
+        metrics.observe(bodies);
         return new AdmissionControl(streams, EventStreamHandler.PATH, publishes, PublishHandler::handles,
                 publishesOnSelector, jersey, workers, config.workerThreads() + config.workerQueue(),
                 new CorsPolicy(config.corsOrigins()), bodies);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.RawHttp;
 import eu.arrowhead.eventhandler.testing.ServerProcess;
+import eu.arrowhead.eventhandler.testing.TestClient;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -57,6 +58,10 @@ class RequestBodiesIT {
             for (int i = 0; i < 9; i++) {
                 held.send(megabyte);
             }
+            // A send returns once the bytes are in the socket's buffer: the first body must have been counted
+            // whole (bar one counting step) before the second starts, or the second may be the one held.
+            Await.until("the first body is counted", Duration.ofSeconds(20),
+                    () -> heldBytes(base) >= 9 * megabyte.length() - (64 << 10));
             RawHttp refused = RawHttp.connect(port).send(head(LIMIT));
             connections.add(refused);
             for (int i = 0; i < 9 && !refused.answered(); i++) {
@@ -73,6 +78,12 @@ class RequestBodiesIT {
                     () -> publish(client, base, "/eventhandler/publish/batch", BATCH) == 200);
         } finally {
             connections.forEach(RawHttp::close);
+        }
+    }
+
+    private static double heldBytes(URI base) {
+        try (TestClient scrape = new TestClient(base, null)) {
+            return scrape.metric("eventhandler_request_bodies_held_bytes");
         }
     }
 

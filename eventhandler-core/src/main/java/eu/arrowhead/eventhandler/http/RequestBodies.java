@@ -146,6 +146,16 @@ public final class RequestBodies {
         arrival.awaitMore();
     }
 
+    /** The bytes of bodies held now, arriving or waiting for a worker. */
+    public long heldBytes() {
+        return heldBytes.get();
+    }
+
+    /** The most bytes of bodies held at once. */
+    public long budgetBytes() {
+        return budgetBytes;
+    }
+
     private boolean reserve(long bytes) {
         long held;
         do {

@@ -5,6 +5,7 @@ import eu.arrowhead.eventhandler.cluster.ClusterNode;
 import eu.arrowhead.eventhandler.delivery.DisconnectReason;
 import eu.arrowhead.eventhandler.delivery.StreamSupervisor;
 import eu.arrowhead.eventhandler.http.AdmissionControl;
+import eu.arrowhead.eventhandler.http.RequestBodies;
 import eu.arrowhead.eventhandler.http.WaitingConnections;
 import eu.arrowhead.eventhandler.node.NodeBackend;
 import eu.arrowhead.eventhandler.node.NodeHealth;
@@ -90,6 +91,15 @@ public final class BrokerMetrics {
                 counter("eventhandler_connections_displaced", "Connections closed to hold"
                         + " server.max-silent-connections or server.max-incomplete-heads: the one waiting longest, or"
                         + " the newest while all had waited under a second", waiting.displaced())));
+    }
+
+    /** Adds the gauges of the request bodies held while they arrive or wait for a worker. */
+    public void observe(RequestBodies bodies) {
+        registry.register(() -> MetricSnapshots.of(
+                gauge("eventhandler_request_bodies_held_bytes", "Bytes of request bodies held now, arriving or"
+                        + " waiting for a worker", bodies.heldBytes()),
+                gauge("eventhandler_request_bodies_max_bytes", "Most bytes of request bodies held at once (their"
+                        + " share of the heap); past it a body is refused with 503", bodies.budgetBytes())));
     }
 
     /** Adds the gauges and counters read from the hub and the open streams at each scrape. */
