@@ -19,22 +19,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Holds the connections the server waits on for a request's head to their bounds: silent ones (accepted, or kept
- * alive after a request, and nothing sent since) to {@code server.max-silent-connections}, and those that have sent
- * part of a head, not yet all of it, to {@code server.max-incomplete-heads}. Past a bound, the one waiting longest
- * is closed if it has waited a second, else the newest (silent ones: none while all have waited under a second, a
- * herd of clients connecting at once). A head that arrives whole is parsed in the read that
- * brought it, so a connection that sends its head as clients do is silent until that read and then serving a
- * request; what stays counted is a connection that sends nothing, or half a head and then nothing.
+ * Holds the connections the server waits on for a request's head to their bounds: silent ones (accepted, or kept alive
+ * after a request, and nothing sent since) to {@code server.max-silent-connections}, and those that have sent part of
+ * a head, not yet all of it, to {@code server.max-incomplete-heads}. Past a bound, the one waiting longest is closed
+ * if it has waited a second, else the newest but one (silent ones: past twice their bound, a herd of clients
+ * connecting at once; see {@link Line}). A head that arrives whole is parsed in the read that brought it, so a
+ * connection that sends its head as clients do is silent until that read and then serving a request; what stays
+ * counted is a connection that sends nothing, or half a head and then nothing.
  *
- * <p>Without the bounds nothing held those but the process's descriptors (the JVM raises its limit to the hard
- * one: 20 000 here, 65 536 in the Raspberry Pi unit). A connection holds 2 KB silent from its accept, 4.4 KB kept alive after a request, 12 KB once a byte of a
- * head has arrived (Grizzly's request and response objects) and 25 KB with 7.5 KB of head: 6 000 half-sent heads
- * from one anonymous client ran a {@code -Xmx64m} server out of heap and killed its selector threads, and 20 000
- * silent connections would hold 40-88 MB. Closing the one waiting longest keeps junk from locking anyone out (a
- * kept-alive client whose connection is closed while idle opens another, as after the idle timeout); the second's
- * grace spares a herd of clients just connected, and one in a TLS handshake, whose bytes count as a head begun. At
- * most one line a minute says it is happening; the count is the metric
+ * <p>Without the bounds nothing held those but the process's descriptors (the JVM raises its limit to the hard one:
+ * 20 000 here, 65 536 in the Raspberry Pi unit). A connection holds 2 KB silent from its accept, 4.4 KB kept alive
+ * after a request, 12 KB once a byte of a head has arrived (Grizzly's request and response objects) and 25 KB with
+ * 7.5 KB of head: 6 000 half-sent heads from one anonymous client ran a {@code -Xmx64m} server out of heap and killed
+ * its selector threads, and 20 000 silent connections would hold 40-88 MB. Closing the one waiting longest keeps junk
+ * from locking anyone out (a kept-alive client whose connection is closed while idle opens another, as after the idle
+ * timeout); the second's grace spares a herd of clients just connected, and one in a TLS handshake, whose bytes count
+ * as a head begun. At most one line a minute says it is happening; the count is the metric
  * {@code eventhandler_connections_displaced_total}.
  *
  * <p>Grizzly tells of each accept and read on the thread that makes it, before the request is parsed; the maps are
@@ -44,21 +44,12 @@ public final class WaitingConnections {
     private static final Logger LOG = LoggerFactory.getLogger(WaitingConnections.class);
     private static final long LINE_EVERY_NANOS = 60_000_000_000L;
     private static final long GRACE_NANOS = 1_000_000_000L;
-    /**
-     * Silent connections are never closed as the newest: that would be at their accept, inside Grizzly's accept
-     * (a CI run of WaitingConnectionsIT ran out of heap there), or at the end of a request just answered. While all
-     * have waited under a second (a herd connecting at once) they may be more than their bound, by what the clients
-     * open in a second; those that have waited a second then give way.
-     */
-    private static final int NO_NEWEST = Integer.MAX_VALUE - 10_000_000;
 
-    private final int maxSilent;
-    private final int maxIncompleteHeads;
     private final Object lock = new Object();
-    /** Connections that have sent nothing since they were accepted or their last request ended, longest first. */
-    private final LinkedHashMap<Connection<?>, Long> silent = new LinkedHashMap<>();
-    /** Connections with part of a head read, the one waiting longest first, with when its head began. */
-    private final LinkedHashMap<Connection<?>, Long> begun = new LinkedHashMap<>();
+    /** Connections that have sent nothing since they were accepted or their last request ended. */
+    private final Line silent;
+    /** Connections with part of a head read, with when their head began. */
+    private final Line begun;
     /** Connections with a request in progress: their reads are the request's body. */
     private final Set<Connection<?>> busy = new HashSet<>();
     private long displaced;
@@ -71,16 +62,17 @@ public final class WaitingConnections {
      * @param maxIncompleteHeads the most connections with a head begun and not whole, at once
      */
     public WaitingConnections(int maxSilent, int maxIncompleteHeads) {
-        this.maxSilent = maxSilent;
-        this.maxIncompleteHeads = maxIncompleteHeads;
+        // A herd of clients connecting at once is silent until its heads are read: twice the bound may wait.
+        this.silent = new Line(maxSilent, 2 * maxSilent);
+        this.begun = new Line(maxIncompleteHeads, maxIncompleteHeads);
     }
 
     public int maxSilent() {
-        return maxSilent;
+        return silent.max;
     }
 
     public int maxIncompleteHeads() {
-        return maxIncompleteHeads;
+        return begun.max;
     }
 
     /** Connections closed to hold the bounds. */
@@ -132,8 +124,7 @@ public final class WaitingConnections {
     private void accepted(Connection<?> connection) {
         List<Connection<?>> closed;
         synchronized (lock) {
-            silent.put(connection, System.nanoTime());
-            closed = overBound(silent, maxSilent, NO_NEWEST, connection);
+            closed = silent.add(connection);
         }
         displace(closed);
     }
@@ -142,10 +133,10 @@ public final class WaitingConnections {
         List<Connection<?>> closed;
         synchronized (lock) {
             silent.remove(connection);
-            if (busy.contains(connection) || begun.putIfAbsent(connection, System.nanoTime()) != null) {
+            if (busy.contains(connection)) {
                 return;
             }
-            closed = overBound(begun, maxIncompleteHeads, 0, connection);
+            closed = begun.add(connection);
         }
         displace(closed);
     }
@@ -164,8 +155,7 @@ public final class WaitingConnections {
         synchronized (lock) {
             // A request ended by a closed connection is told after the close: it waits for nothing then.
             if (busy.remove(connection) && connection.isOpen()) {
-                silent.put(connection, System.nanoTime());
-                closed = overBound(silent, maxSilent, NO_NEWEST, connection);
+                closed = silent.add(connection);
             }
         }
         displace(closed);
@@ -179,34 +169,6 @@ public final class WaitingConnections {
         }
     }
 
-    /**
-     * The connections to close if {@code waiting} holds more than {@code max}: those waiting longest that have waited
-     * the grace, as many as are over; else, past {@code max + herd}, {@code newest}. Taken out of {@code waiting}.
-     * Called under the lock.
-     *
-     * @param herd how many more may wait while all have waited under the grace
-     */
-    private List<Connection<?>> overBound(LinkedHashMap<Connection<?>, Long> waiting, int max, int herd,
-                                          Connection<?> newest) {
-        List<Connection<?>> closed = new ArrayList<>(0);
-        long now = System.nanoTime();
-        Iterator<Map.Entry<Connection<?>, Long>> longest = waiting.entrySet().iterator();
-        while (waiting.size() > max) {
-            Map.Entry<Connection<?>, Long> next = longest.next();
-            if (now - next.getValue() < GRACE_NANOS) {
-                break;
-            }
-            closed.add(next.getKey());
-            longest.remove();
-        }
-        if (waiting.size() > max + herd) {
-            closed.add(newest);
-            waiting.remove(newest);
-        }
-        displaced += closed.size();
-        return closed;
-    }
-
     private void displace(List<Connection<?>> connections) {
         if (connections.isEmpty()) {
             return;
@@ -215,6 +177,7 @@ public final class WaitingConnections {
         long lines = 0;
         long now = System.nanoTime();
         synchronized (lock) {
+            displaced += connections.size();
             displacedSinceLine += connections.size();
             if (now - lastLineNanos >= LINE_EVERY_NANOS) {
                 lines = displacedSinceLine;
@@ -224,9 +187,58 @@ public final class WaitingConnections {
         }
         if (lines > 0) {
             LOG.warn("{} silent connections (server.max-silent-connections) or {} with part of a request's head sent"
-                    + " (server.max-incomplete-heads) were open: closed the one waiting longest, or the newest while"
-                    + " all had waited under a second, {} times since this was last said, {} in all", maxSilent,
-                    maxIncompleteHeads, lines, displaced());
+                    + " (server.max-incomplete-heads) were open: closed the one waiting longest, or the newest but one"
+                    + " while all had waited under a second, {} times since this was last said, {} in all", silent.max,
+                    begun.max, lines, displaced());
+        }
+    }
+
+    /**
+     * Connections of one kind, the one waiting longest first, and their bound. Called under the lock.
+     *
+     * <p>Past {@code max}, those that have waited a second give way, longest first. While all are younger (a herd
+     * connecting at once, or a flood of junk), past {@code maxWhileYoung} the newest but one does: the newest is in
+     * Grizzly's accept, or its bytes are not parsed yet and may be a whole head, while the one added before it has
+     * been accepted, or has shown with its read that its head is not whole. If that one has left, none gives way
+     * this time, and the bound is passed by one until the next is added.
+     */
+    private static final class Line {
+        private final LinkedHashMap<Connection<?>, Long> since = new LinkedHashMap<>();
+        private final int max;
+        private final int maxWhileYoung;
+        private Connection<?> newest;
+
+        Line(int max, int maxWhileYoung) {
+            this.max = max;
+            this.maxWhileYoung = maxWhileYoung;
+        }
+
+        /** Adds {@code connection} as the newest, if it is not waiting already; returns those to close, taken out. */
+        List<Connection<?>> add(Connection<?> connection) {
+            long now = System.nanoTime();
+            if (since.putIfAbsent(connection, now) != null) {
+                return List.of();
+            }
+            Connection<?> beforeNewest = newest;
+            newest = connection;
+            List<Connection<?>> closed = new ArrayList<>(0);
+            Iterator<Map.Entry<Connection<?>, Long>> longest = since.entrySet().iterator();
+            while (since.size() > max) {
+                Map.Entry<Connection<?>, Long> next = longest.next();
+                if (now - next.getValue() < GRACE_NANOS) {
+                    break;
+                }
+                closed.add(next.getKey());
+                longest.remove();
+            }
+            if (since.size() > maxWhileYoung && beforeNewest != null && since.remove(beforeNewest) != null) {
+                closed.add(beforeNewest);
+            }
+            return closed;
+        }
+
+        void remove(Connection<?> connection) {
+            since.remove(connection);
         }
     }
 }

@@ -90,7 +90,7 @@ public final class BrokerMetrics {
                         + " or since their last request (server.max-silent-connections)", waiting.maxSilent()),
                 counter("eventhandler_connections_displaced", "Connections closed to hold"
                         + " server.max-silent-connections or server.max-incomplete-heads: the one waiting longest, or"
-                        + " the newest while all had waited under a second", waiting.displaced())));
+                        + " the newest but one while all had waited under a second", waiting.displaced())));
     }
 
     /** Adds the gauges of the request bodies held while they arrive or wait for a worker. */

@@ -27,15 +27,33 @@ public final class RawSubscriber implements AutoCloseable {
      * @param receiveBuffer the socket's receive buffer in bytes (small: a stalled client fills up fast), or 0
      */
     public static RawSubscriber open(int port, String query, int receiveBuffer) {
+        Socket socket = connect(port, receiveBuffer);
+        return send(socket, "GET /eventhandler/events" + query + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Accept: text/event-stream\r\n\r\n");
+    }
+
+    /** Opens a connection and writes {@code bytes} (characters taken as bytes) in one go: a stream's request first. */
+    public static RawSubscriber open(int port, String bytes) {
+        return send(connect(port, 0), bytes);
+    }
+
+    private static Socket connect(int port, int receiveBuffer) {
         try {
             Socket socket = new Socket();
             if (receiveBuffer > 0) {
                 socket.setReceiveBufferSize(receiveBuffer);
             }
             socket.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
+            return socket;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static RawSubscriber send(Socket socket, String bytes) {
+        try {
             OutputStream out = socket.getOutputStream();
-            out.write(("GET /eventhandler/events" + query + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Accept: text/event-stream\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(bytes.getBytes(StandardCharsets.ISO_8859_1));
             out.flush();
             return new RawSubscriber(socket);
         } catch (IOException e) {
