@@ -12,6 +12,7 @@ import eu.arrowhead.eventhandler.http.EchoResource;
 import eu.arrowhead.eventhandler.http.ErrorResponses;
 import eu.arrowhead.eventhandler.http.GrizzlyTuning;
 import eu.arrowhead.eventhandler.http.WaitingConnections;
+import eu.arrowhead.eventhandler.http.LeftClients;
 import eu.arrowhead.eventhandler.http.RequestBodies;
 import eu.arrowhead.eventhandler.http.SharedJsonMapper;
 import eu.arrowhead.eventhandler.http.Utf8Bodies;
@@ -344,12 +345,13 @@ public final class EventHandlerServer implements AutoCloseable {
         shutdown();
     }
 
-    /** Grizzly and Jersey log through java.util.logging; send it to the same place as ours. */
+    /** Grizzly and Jersey log through java.util.logging; send it to the same place as ours, without what clients cause. */
     private static synchronized void routeJulToSlf4j() {
         if (!SLF4JBridgeHandler.isInstalled()) {
             SLF4JBridgeHandler.removeHandlersForRootLogger();
             SLF4JBridgeHandler.install();
         }
+        LeftClients.quietJerseysWriteFailures();
     }
 
     private static Runnable guarded(Runnable task) {

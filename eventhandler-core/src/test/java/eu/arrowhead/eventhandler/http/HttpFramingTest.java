@@ -11,6 +11,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.testing.RawHttp;
 import eu.arrowhead.eventhandler.testing.RawSubscriber;
 import eu.arrowhead.eventhandler.testing.TestServer;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -157,6 +159,21 @@ class HttpFramingTest {
             subscriber.awaitText("delivered", 10_000);
             assertTrue(server.topic("framing").isEmpty(), "nothing behind the stream was published");
         }
+    }
+
+    /**
+     * Clients that ask and go away before the answer is written (a reset): Jersey logged two stack traces at ERROR
+     * for each answer it could not write, so any client could fill the log. Now one DEBUG line each.
+     */
+    @Test
+    void aClientThatLeavesBeforeItsAnswerCannotFillTheLog() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            try (Socket socket = new Socket("127.0.0.1", server.port())) {
+                socket.setSoLinger(true, 0);
+                socket.getOutputStream().write("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+        assertEquals(200, server.get("/eventhandler/mgmt/health").statusCode(), "still serving");
     }
 
     private static ch.qos.logback.classic.Logger root() {
