@@ -1,22 +1,32 @@
 package eu.arrowhead.eventhandler.http;
 
+import com.fasterxml.jackson.core.JacksonException;
+import java.io.EOFException;
 import java.io.IOException;
+import java.net.SocketException;
+import java.nio.channels.ClosedChannelException;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Answers Jersey could not write because their clients had gone: one DEBUG line each instead of Jersey's two stack
- * traces at ERROR. Jersey logs every {@code IOException} from a response's output once the response is committed,
- * and a client that closes (or resets) its connection before its answer is written causes one; any client could fill
- * the log that way, 2 x 40 lines per request. An exception that is not about the connection is still logged as Jersey
- * logs it.
+ * Answers Jersey could not write because their clients had gone: a DEBUG line instead of a stack trace at ERROR.
+ * Jersey logs every failure of a response's output once the response is committed, twice per answer (the write,
+ * then the close), and a client that closes or resets its connection before its answer is written causes one: any
+ * client could fill the log that way, 2 x 40 lines per request. Only failures of the connection are taken down: an
+ * {@code IOException} of the plain class (Grizzly's "Connection is closed", the kernel's "Broken pipe" and
+ * "Connection reset by peer"), a {@code SocketException}, {@code ClosedChannelException} or {@code EOFException},
+ * with no Jackson exception in the chain. A serializer's failure (Jackson's exceptions are {@code IOException}s
+ * too) and anything else Jersey logs is logged as Jersey logs it.
  */
 public final class LeftClients {
     private static final Logger LOG = LoggerFactory.getLogger(LeftClients.class);
     /** Held here: java.util.logging keeps only weak references to its loggers, and the filter lives on ours. */
     private static final java.util.logging.Logger JERSEY_RESPONDER = java.util.logging.Logger.getLogger(
             "org.glassfish.jersey.server.ServerRuntime$Responder");
+    /** Causes looked at, at most: a chain may loop back on itself. */
+    private static final int MAX_CAUSES = 8;
 
     private LeftClients() {
     }
@@ -27,12 +37,23 @@ public final class LeftClients {
     }
 
     private static boolean isLogged(LogRecord record) {
-        for (Throwable cause = record.getThrown(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof IOException) {
-                LOG.debug("an answer was not written, its client had gone: {}", cause.toString());
+        if (record.getLevel().intValue() < Level.WARNING.intValue() || !clientWentAway(record.getThrown())) {
+            return true;
+        }
+        LOG.debug("an answer was not written, its client had gone: {}", record.getThrown().toString());
+        return false;
+    }
+
+    private static boolean clientWentAway(Throwable thrown) {
+        boolean connectionFailed = false;
+        Throwable cause = thrown;
+        for (int i = 0; i < MAX_CAUSES && cause != null; i++, cause = cause.getCause()) {
+            if (cause instanceof JacksonException) {
                 return false;
             }
+            connectionFailed |= cause.getClass() == IOException.class || cause instanceof SocketException
+                    || cause instanceof ClosedChannelException || cause instanceof EOFException;
         }
-        return true;
+        return connectionFailed;
     }
 }

@@ -118,12 +118,24 @@ public final class WaitingConnections {
             public void onRequestCompleteEvent(HttpServerFilter filter, Connection connection, Response response) {
                 requestEnded(connection);
             }
+
+            /** A request suspended on a connection closed already is cancelled at once, and never completes. */
+            @Override
+            public void onRequestCancelEvent(HttpServerFilter filter, Connection connection, Request request) {
+                requestEnded(connection);
+            }
         };
     }
+
+    // A connection closed by another thread is told of its close before, under the lock (Grizzly marks it closed
+    // first): each call that would add it checks that it is open, or it would stay counted for good.
 
     private void accepted(Connection<?> connection) {
         List<Connection<?>> closed;
         synchronized (lock) {
+            if (!connection.isOpen()) {
+                return;
+            }
             closed = silent.add(connection);
         }
         displace(closed);
@@ -133,7 +145,7 @@ public final class WaitingConnections {
         List<Connection<?>> closed;
         synchronized (lock) {
             silent.remove(connection);
-            if (busy.contains(connection)) {
+            if (busy.contains(connection) || !connection.isOpen()) {
                 return;
             }
             closed = begun.add(connection);
@@ -146,7 +158,9 @@ public final class WaitingConnections {
             // A pipelined request's head was read with the one before it: parsed without a read of its own.
             silent.remove(connection);
             begun.remove(connection);
-            busy.add(connection);
+            if (connection.isOpen()) {
+                busy.add(connection);
+            }
         }
     }
 
@@ -200,7 +214,7 @@ public final class WaitingConnections {
      * connecting at once, or a flood of junk), past {@code maxWhileYoung} the newest but one does: the newest is in
      * Grizzly's accept, or its bytes are not parsed yet and may be a whole head, while the one added before it has
      * been accepted, or has shown with its read that its head is not whole. If that one has left, none gives way
-     * this time, and the bound is passed by one until the next is added.
+     * this time: the line is then no longer than before the add.
      */
     private static final class Line {
         private final LinkedHashMap<Connection<?>, Long> since = new LinkedHashMap<>();
@@ -239,6 +253,10 @@ public final class WaitingConnections {
 
         void remove(Connection<?> connection) {
             since.remove(connection);
+            if (newest == connection) {
+                // Not kept reachable once it has left; a newest that has left closes none anyway.
+                newest = null;
+            }
         }
     }
 }

@@ -33,7 +33,7 @@ public final class RawSubscriber implements AutoCloseable {
     }
 
     /** Opens a connection and writes {@code bytes} (characters taken as bytes) in one go: a stream's request first. */
-    public static RawSubscriber open(int port, String bytes) {
+    public static RawSubscriber openRaw(int port, String bytes) {
         return send(connect(port, 0), bytes);
     }
 
