@@ -215,12 +215,10 @@ public final class StrictHttpCodec extends HttpServerFilter {
     }
 
     /**
-     * Parses nothing read on a connection already closed: WaitingConnections closes the connections it displaces as
-     * their bytes are read, before this runs. Parsing them anyway made a request and a 16 KiB head buffer for each,
-     * held until the selector's next select, after a whole batch of ready connections: a flood of half-sent heads
-     * had hundreds of them at once and ran a {@code -Xmx64m} server out of heap. A whole head would also have been
-     * served on a closed connection. Then stops the broken body that Grizzly passes on after answering it (see above);
-     * its connection is closing.
+     * Parses nothing read on a connection already closed (by WaitingConnections on the other selector thread, or a
+     * write timeout): parsed, it made a request and a 16 KiB head buffer held until the selector's next select, and a
+     * whole head would have been served on a closed connection. Then stops the broken body that Grizzly passes on
+     * after answering it (see above); its connection is closing.
      */
     @Override
     public NextAction handleRead(FilterChainContext ctx) throws IOException {
