@@ -84,7 +84,7 @@ class ClusterFailoverIT {
 
                 DeliveryCheck.everyAcknowledgedOnceInOrder(cluster, received, acknowledged, WAIT);
                 if (formerLeader >= 0) {
-                    DeliveryCheck.resumedWithin(received, leaderBackAt, "after the stream's new leader", WAIT);
+                    DeliveryCheck.resumedWithin(cluster, received, leaderBackAt, "after the stream's new leader", WAIT);
                     LOG.warn("{}: the new stream leader after {} ms", eventType,
                             Duration.ofNanos(leaderBackAt - faultAt).toMillis());
                 }

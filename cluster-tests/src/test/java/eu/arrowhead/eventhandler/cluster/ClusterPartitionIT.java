@@ -82,8 +82,10 @@ class ClusterPartitionIT {
                 assertEquals(List.of(), load.failures(), "publishes that failed despite the other nodes");
                 DeliveryCheck.everyAcknowledgedOnceInOrder(cluster, received, load.acknowledged(), WAIT);
                 // Last, so that a late resume still shows whether anything was refused, lost or reordered.
-                DeliveryCheck.resumedWithin(received, leaderBackAt, "after the frozen leader was replaced", WAIT);
-                DeliveryCheck.resumedWithin(List.of(received.get(1)), nodeThawedAt, "after node 1's SIGCONT", WAIT);
+                DeliveryCheck.resumedWithin(cluster, received, leaderBackAt, "after the frozen leader was replaced",
+                        WAIT);
+                DeliveryCheck.resumedWithin(cluster, List.of(received.get(1)), nodeThawedAt,
+                        "after node 1's SIGCONT", WAIT);
             } finally {
                 subscribers.forEach(EventSubscriber::close);
             }
@@ -98,8 +100,11 @@ class ClusterPartitionIT {
     private static void report(String fault, PublishLoad load, List<ReceivedIds> received, long faultAt,
                                long recoveredAt) {
         List<Long> pauses = received.stream().map(ids -> ids.longestPauseAfter(faultAt).toMillis()).toList();
-        LOG.warn("{}: recovered after {} ms; the longest publish {} ms; the subscribers' longest pauses {} ms", fault,
+        List<Long> resumed = received.stream().map(ids -> ids.firstArrivalAfter(recoveredAt).map(Duration::toMillis)
+                .orElse(-1L)).toList();
+        LOG.warn("{}: recovered after {} ms; the longest publish {} ms; the subscribers' longest pauses {} ms, their"
+                + " first event after the recovery {} ms (-1: none yet)", fault,
                 Duration.ofNanos(recoveredAt - faultAt).toMillis(),
-                load.longestPublishBetween(faultAt, System.nanoTime()).toMillis(), pauses);
+                load.longestPublishBetween(faultAt, System.nanoTime()).toMillis(), pauses, resumed);
     }
 }

@@ -50,14 +50,18 @@ final class DeliveryCheck {
         return System.nanoTime();
     }
 
-    /** Every subscriber got an event within {@link #RESUMED_WITHIN} after {@code sinceNanos}. */
-    static void resumedWithin(List<ReceivedIds> received, long sinceNanos, String when, Duration wait)
-            throws InterruptedException {
+    /**
+     * Every subscriber got an event within {@link #RESUMED_WITHIN} after {@code sinceNanos}; a failure's message
+     * holds what the nodes logged of the cluster, to tell which step was late.
+     */
+    static void resumedWithin(ProcessCluster cluster, List<ReceivedIds> received, long sinceNanos, String when,
+                              Duration wait) throws InterruptedException {
         for (ReceivedIds ids : received) {
             Await.until("a subscriber to receive an event " + when, wait,
                     () -> ids.firstArrivalAfter(sinceNanos).isPresent());
             Duration resumed = ids.firstArrivalAfter(sinceNanos).orElseThrow();
-            assertTrue(resumed.compareTo(RESUMED_WITHIN) <= 0, "SSE resumed " + resumed.toMillis() + " ms " + when);
+            assertTrue(resumed.compareTo(RESUMED_WITHIN) <= 0, () -> "SSE resumed " + resumed.toMillis() + " ms "
+                    + when + " (" + ids.connections() + " connections); the nodes logged:\n" + cluster.clusterLog());
         }
     }
 }

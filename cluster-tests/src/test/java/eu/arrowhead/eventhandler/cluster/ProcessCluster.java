@@ -163,6 +163,27 @@ final class ProcessCluster implements AutoCloseable {
         return leader;
     }
 
+    /**
+     * What each node logged of cluster mode at INFO and above, with its time: its link to NATS, its feed's
+     * restarts, its outages. For a failed assertion's message.
+     */
+    String clusterLog() {
+        StringBuilder log = new StringBuilder();
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] == null) {
+                continue;
+            }
+            for (String line : nodes[i].output().split("\n")) {
+                if (CLUSTER_LINE.matcher(line).find()) {
+                    log.append("node ").append(i).append(": ").append(line).append('\n');
+                }
+            }
+        }
+        return log.toString();
+    }
+
+    private static final Pattern CLUSTER_LINE = Pattern.compile(" (INFO|WARN|ERROR) +\\[[^]]*] \\S*\\.cluster\\.");
+
     /** The ids of {@code ids} that the stream does not hold. */
     List<Long> notInStream(List<Long> ids) throws IOException, InterruptedException {
         List<Long> missing = new ArrayList<>();

@@ -89,7 +89,10 @@ final class ReceivedIds implements EventListener, SubscriptionListener {
                 .map(arrival -> Duration.ofNanos(arrival - sinceNanos));
     }
 
-    /** The longest pause between two events that arrived after {@code sinceNanos}, or before the first of them. */
+    /**
+     * The longest pause between two events that arrived after {@code sinceNanos}, or before the first of them; while
+     * none has arrived since, the time since.
+     */
     synchronized Duration longestPauseAfter(long sinceNanos) {
         long longest = 0;
         long previous = sinceNanos;
@@ -100,6 +103,6 @@ final class ReceivedIds implements EventListener, SubscriptionListener {
             longest = Math.max(longest, arrival - previous);
             previous = arrival;
         }
-        return Duration.ofNanos(longest);
+        return Duration.ofNanos(previous == sinceNanos ? System.nanoTime() - sinceNanos : longest);
     }
 }

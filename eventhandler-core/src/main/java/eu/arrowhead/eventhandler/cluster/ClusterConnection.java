@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ClusterConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterConnection.class);
+    private static final Duration PING_INTERVAL = Duration.ofSeconds(1);
 
     /** Told when the node is cut off from NATS and when it is back; on NATS's or the supervisor's thread. */
     public interface Listener {
@@ -75,7 +76,12 @@ public final class ClusterConnection implements AutoCloseable {
                 .connectionTimeout(config.timeout())
                 .maxReconnects(-1)
                 .reconnectWait(Duration.ofMillis(250))
-                .pingInterval(Duration.ofSeconds(2))
+                // A frozen or cut-off server keeps its socket open and silent: only missed pings tell. Three out
+                // at 1 s apart notice it in 3-4 s, before JetStream has a new leader (4-8 s in the partition
+                // tests), so the node sits on a live server by then; pings 2 s apart, two out, noticed it 6-8 s
+                // after the freeze. Three, not two: a node starved of CPU for 2 s is not cut off for it.
+                .pingInterval(PING_INTERVAL)
+                .maxPingsOut(3)
                 .connectionListener(connection::connectionEvent)
                 .errorListener(errors);
         SSLContext tls = NatsLinkOptions.apply(config.link(), options);

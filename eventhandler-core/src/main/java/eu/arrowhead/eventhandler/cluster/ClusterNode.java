@@ -64,6 +64,8 @@ public final class ClusterNode implements AutoCloseable {
     private volatile boolean feedNeedsRestart;
     /** Set when the node is connected again: its push cursors' pulls may have gone the same way. */
     private volatile boolean pullsNeedRestart;
+    /** Failed tries to read the stream again since it last succeeded; the node's thread only. */
+    private int feedRestartTries;
     private FeedWatch feedWatch;
     private volatile CursorWatch cursorWatch;
     private final FreezeWatch freezeWatch = new FreezeWatch();
@@ -264,15 +266,17 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * How long one try of a restart, or one question of a watch, waits for JetStream: a fifth of
-     * {@code cluster.timeout-seconds}, at least half a second. A new consumer needs JetStream's meta leader; when
-     * its server has died, tries that each waited the whole timeout held a node's feed 10.5 s, while short tries,
-     * one every tick, find the new meta leader within a tick of its election.
+     * How long one try of a restart, or one question of a watch, waits for JetStream: a tenth of
+     * {@code cluster.timeout-seconds}, at least half a second. A try is short because a failed one fails by
+     * waiting, not by slowness: a new consumer needs JetStream's meta leader, and while a frozen server still
+     * counts as alive (about 12 s in ClusterPartitionIT) the meta leader may place the consumer there, where
+     * nothing answers. Tries that were answered took 2-7 ms; three unanswered tries in a row were seen. Tries
+     * that each waited the whole timeout held a node's feed 10.5 s, and tries doubling up to half of it 6 s.
      */
     private Duration quickTimeout() {
-        Duration fifth = config.timeout().dividedBy(5); // the timeout is at least 1 s (validated)
+        Duration tenth = config.timeout().dividedBy(10); // the timeout is at least 1 s (validated)
         Duration floor = Duration.ofMillis(500);
-        return fifth.compareTo(floor) < 0 ? floor : fifth;
+        return tenth.compareTo(floor) < 0 ? floor : tenth;
     }
 
     /**
@@ -288,9 +292,9 @@ public final class ClusterNode implements AutoCloseable {
             if (!connection.isUp()) {
                 return;
             }
-            if (!feedNeedsRestart && feedWatch.stalled()) {
-                LOG.warn("node {} has delivered nothing for {} s while the cluster's stream holds later events;"
-                        + " reading it again", connection.nodeName(), FeedWatch.STALL.toSeconds());
+            String restartReason = feedNeedsRestart ? null : feedWatch.restartReason();
+            if (restartReason != null) {
+                LOG.info("node {} reads the cluster's stream again: {}", connection.nodeName(), restartReason);
                 feedNeedsRestart = true;
             }
             CursorWatch cursors = cursorWatch;
@@ -302,13 +306,23 @@ public final class ClusterNode implements AutoCloseable {
                 cursors.check(hub.lastId());
             }
             if (feedNeedsRestart) {
-                feed.restart(connection.jetStream(quickTimeout()));
-                feedNeedsRestart = false;
+                restartFeed();
             }
         } catch (IOException | RuntimeException e) {
             LOG.warn("node {} cannot read the cluster's stream again yet: {}; trying again", connection.nodeName(),
                     e.getMessage());
         }
+    }
+
+    /** One try to read the stream again; the next tick tries again should it fail. */
+    private void restartFeed() throws IOException {
+        feedRestartTries++;
+        long began = System.nanoTime();
+        long after = feed.restart(connection.jetStream(quickTimeout()));
+        LOG.info("node {} reads the cluster's stream again after id {} (try {}, {} ms)", connection.nodeName(),
+                after, feedRestartTries, (System.nanoTime() - began) / 1_000_000);
+        feedNeedsRestart = false;
+        feedRestartTries = 0;
     }
 
     /**

@@ -3,15 +3,23 @@ package eu.arrowhead.eventhandler.cluster;
 import eu.arrowhead.eventhandler.topic.Hub;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Duration;
 
 /**
  * Notices a feed that has stopped while the stream went on. The feed's ordered consumer lives on one NATS server;
- * when that server dies while this node stays connected to another, nothing tells the node, and the client library
- * notices only after several missed heartbeats: measured at up to 24 s without deliveries in ClusterFailoverIT.
- * Once a second this asks the stream for its last sequence; a hub that has delivered nothing for
- * {@link #STALL} while the stream holds later events has a stalled feed, which the node then restarts.
+ * when that server dies or freezes while this node stays connected to another, nothing tells the node, and the
+ * client library notices only after several missed heartbeats: measured at up to 24 s without deliveries in
+ * ClusterFailoverIT. Once a second this asks the stream for its last sequence and its leader:
+ * <ul>
+ *   <li>when the leader has moved, the feed is read again at once: the leader moves when its server failed, and a
+ *       feed whose consumer lived there never delivers again (ClusterPartitionIT: one node's feed resumed 3 s after
+ *       the new leader, where the other nodes' did at once). A restart costs one new consumer, and a feed that
+ *       worked goes on until the new one is made;</li>
+ *   <li>a hub that has delivered nothing for {@link #STALL} while the stream holds later events has a stalled
+ *       feed (its consumer lived on a server that failed without leading the stream).</li>
+ * </ul>
  */
 final class FeedWatch {
     private static final long CHECK_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
@@ -24,6 +32,8 @@ final class FeedWatch {
     private long lastDelivered = -1;
     /** Since when the hub is behind the stream without delivering; 0 while it is not. */
     private long behindSinceNanos;
+    /** The server that led the stream at the last look; null before one answered. */
+    private String lastLeader;
 
     FeedWatch(JetStreamManagement management, String stream, Hub hub) {
         this.management = management;
@@ -31,33 +41,45 @@ final class FeedWatch {
         this.hub = hub;
     }
 
-    /** Whether the feed has stalled; called often, asks the stream at most once a second. One thread only. */
-    boolean stalled() {
+    /**
+     * Why the feed should be read again, or {@code null} while it need not; called often, asks the stream at most
+     * once a second. One thread only.
+     */
+    String restartReason() {
         long now = System.nanoTime();
         if (now - lastCheckNanos < CHECK_EVERY_NANOS) {
-            return false;
+            return null;
         }
         lastCheckNanos = now;
         long delivered = hub.lastId();
-        long streamLast;
+        StreamInfo info;
         try {
-            streamLast = management.getStreamInfo(stream).getStreamState().getLastSequence();
+            info = management.getStreamInfo(stream);
         } catch (IOException | JetStreamApiException e) {
-            return false; // the stream cannot answer now (electing a leader): nothing to compare with
+            return null; // the stream cannot answer now (electing a leader): nothing to compare with
         }
-        boolean stuck = streamLast > delivered && delivered == lastDelivered;
+        String leader = info.getClusterInfo() == null ? null : info.getClusterInfo().getLeader();
+        String formerLeader = lastLeader;
+        if (leader != null) {
+            lastLeader = leader;
+        }
+        if (formerLeader != null && leader != null && !leader.equals(formerLeader)) {
+            behindSinceNanos = 0;
+            return "the stream's leader moved from " + formerLeader + " to " + leader;
+        }
+        boolean stuck = info.getStreamState().getLastSequence() > delivered && delivered == lastDelivered;
         lastDelivered = delivered;
         if (!stuck) {
             behindSinceNanos = 0;
-            return false;
+            return null;
         }
         if (behindSinceNanos == 0) {
             behindSinceNanos = now;
         }
         if (now - behindSinceNanos >= STALL.toNanos()) {
             behindSinceNanos = 0;
-            return true;
+            return "it has delivered nothing for " + STALL.toSeconds() + " s while the stream holds later events";
         }
-        return false;
+        return null;
     }
 }

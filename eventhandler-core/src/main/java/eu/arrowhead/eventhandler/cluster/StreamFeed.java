@@ -26,8 +26,11 @@ import org.slf4j.LoggerFactory;
  * client recreates the consumer from the last sequence it saw when a message is missing. The consumer lives on
  * one NATS server; when the node's connection moves to another server (that one failed), the client would notice
  * only after several missed heartbeats, seconds to tens of seconds, so the node {@linkplain #restart restarts} the
- * feed itself after the hub's last id as soon as it is connected again. Messages of a replaced consumer that are
- * still on their way are ignored: each consumer has its own handler, and only the current one delivers.
+ * feed itself after the hub's last id as soon as it is connected again. A restart makes the new consumer before it
+ * lets go of the old one, which may still deliver (jnats recreates an ordered consumer itself after some
+ * reconnects): a try that fails, as tries do while JetStream elects leaders, never stops a feed that works. Both
+ * hand every event in order on one dispatcher thread, and the hub ignores ids it has delivered, so while two
+ * deliver each event is taken once, from whichever brings it first.
  *
  * <p>Each event is delivered on NATS's dispatcher thread (one, so in order), which then writes to the subscribers
  * that were idle itself, as a publishing thread does in single-node mode.
@@ -37,18 +40,18 @@ final class StreamFeed implements AutoCloseable {
 
     private final Hub hub;
     private final StreamMessages messages;
-    private final JetStream jetStream;
     private final String stream;
     private final Connection nats;
     private final Dispatcher dispatcher;
     private final AtomicLong unreadable = new AtomicLong();
-    /** The handler of the consumer that delivers now; replaced handlers deliver nothing more. */
-    private volatile Consumer current;
+    /** The last unreadable message counted: while two consumers deliver, each comes twice. Dispatcher thread. */
+    private long lastUnreadableId;
+    /** The consumer that delivers now; a replaced one delivers nothing more. Guarded by this. */
+    private Consumer current;
 
-    private StreamFeed(Hub hub, StreamMessages messages, JetStream jetStream, String stream, Connection nats) {
+    private StreamFeed(Hub hub, StreamMessages messages, String stream, Connection nats) {
         this.hub = hub;
         this.messages = messages;
-        this.jetStream = jetStream;
         this.stream = stream;
         this.nats = nats;
         this.dispatcher = nats.createDispatcher();
@@ -57,9 +60,9 @@ final class StreamFeed implements AutoCloseable {
     /** Starts feeding the hub with the events after its last id. */
     static StreamFeed start(Connection nats, JetStream jetStream, String stream, StreamMessages messages, Hub hub)
             throws IOException {
-        StreamFeed feed = new StreamFeed(hub, messages, jetStream, stream, nats);
+        StreamFeed feed = new StreamFeed(hub, messages, stream, nats);
         try {
-            feed.subscribe();
+            feed.subscribe(jetStream);
         } catch (IOException | RuntimeException e) {
             nats.closeDispatcher(feed.dispatcher);
             throw e;
@@ -69,26 +72,21 @@ final class StreamFeed implements AutoCloseable {
 
     /**
      * Replaces the consumer with a new one that starts after the hub's last id, asking JetStream through
-     * {@code quick}: one short try, which the node repeats until it succeeds, rather than one try per full timeout.
+     * {@code through}: one try, which the node repeats until it succeeds. Should the try fail, the old consumer
+     * goes on delivering.
+     *
+     * @return the id after which the new consumer starts
      */
-    synchronized void restart(JetStream quick) throws IOException {
+    synchronized long restart(JetStream through) throws IOException {
         Consumer replaced = current;
-        current = null;
-        if (replaced != null && replaced.subscription != null) {
-            try {
-                dispatcher.unsubscribe(replaced.subscription);
-            } catch (IllegalStateException e) {
-                // already gone with the server it lived on
-            }
+        long after = subscribe(through);
+        if (replaced != null) {
+            replaced.stop(dispatcher);
         }
-        subscribe(quick);
+        return after;
     }
 
-    private synchronized void subscribe() throws IOException {
-        subscribe(jetStream);
-    }
-
-    private synchronized void subscribe(JetStream through) throws IOException {
+    private synchronized long subscribe(JetStream through) throws IOException {
         long after = hub.lastId();
         PushSubscribeOptions options = PushSubscribeOptions.builder()
                 .stream(stream)
@@ -99,23 +97,24 @@ final class StreamFeed implements AutoCloseable {
                         .build())
                 .build();
         Consumer consumer = new Consumer();
-        current = consumer;
         try {
             consumer.subscription = through.subscribe(messages.allSubjects(), dispatcher, consumer::deliver, false,
                     options);
         } catch (JetStreamApiException e) {
-            current = null;
             throw new IOException("cannot read the cluster's stream " + stream + ": " + e.getMessage(), e);
         }
+        current = consumer;
         LOG.debug("feeding the hub from the stream {} after id {}", stream, after);
+        return after;
     }
 
     /** One ordered consumer's handler. */
     private final class Consumer {
-        JetStreamSubscription subscription;
+        volatile JetStreamSubscription subscription;
+        private volatile boolean stopped;
 
         void deliver(Message message) {
-            if (current != this) {
+            if (stopped) {
                 return;
             }
             long id = message.metaData().streamSequence();
@@ -124,6 +123,10 @@ final class StreamFeed implements AutoCloseable {
                 event = messages.decode(message.getHeaders(), message.getData());
             } catch (IllegalArgumentException e) {
                 // Someone else writes on the stream's subjects: skipped, counted, and said once.
+                if (id <= lastUnreadableId) {
+                    return;
+                }
+                lastUnreadableId = id;
                 if (unreadable.getAndIncrement() == 0) {
                     LOG.warn("the cluster's stream holds a message the Event Handler did not write (sequence {},"
                             + " subject {}): {}; it and any like it are skipped", id, message.getSubject(),
@@ -138,6 +141,15 @@ final class StreamFeed implements AutoCloseable {
                 publication.runDeferred();
             }
         }
+
+        void stop(Dispatcher from) {
+            stopped = true;
+            try {
+                from.unsubscribe(subscription);
+            } catch (IllegalStateException e) {
+                // already gone with the server it lived on
+            }
+        }
     }
 
     /** Messages on the stream's subjects that were not events, skipped. */
@@ -146,8 +158,10 @@ final class StreamFeed implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        current = null;
+    public synchronized void close() {
+        if (current != null) {
+            current.stopped = true;
+        }
         if (dispatcher.isActive()) {
             nats.closeDispatcher(dispatcher);
         }

@@ -12,6 +12,7 @@ import io.nats.client.impl.NatsJetStreamMetaData;
 import io.nats.client.impl.NatsMessage;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Proxy;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -25,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 final class StandInJetStream {
     private final List<Consumer> consumers = new ArrayList<>();
     private boolean dispatcherActive = true;
+    private boolean unanswered;
     final Dispatcher dispatcher = proxy(Dispatcher.class, (self, method, args) -> switch (method.getName()) {
         case "unsubscribe" -> {
             unsubscribed(args[0]);
@@ -43,6 +45,9 @@ final class StandInJetStream {
     });
     final JetStream jetStream = proxy(JetStream.class, (self, method, args) -> {
         if (method.getName().equals("subscribe") && args.length == 5 && args[1] == dispatcher) {
+            if (takeUnanswered()) {
+                throw new IOException("Timeout or no response waiting for NATS JetStream server");
+            }
             return subscribed((MessageHandler) args[2], (PushSubscribeOptions) args[4]);
         }
         return unexpected(self, method.getName(), args);
@@ -69,6 +74,17 @@ final class StandInJetStream {
         long startSequence() {
             return options.getConsumerConfiguration().getStartSequence();
         }
+    }
+
+    /** The next subscribe goes unanswered, as one whose consumer JetStream placed on a frozen server: none is made. */
+    synchronized void leaveNextSubscribeUnanswered() {
+        unanswered = true;
+    }
+
+    private synchronized boolean takeUnanswered() {
+        boolean was = unanswered;
+        unanswered = false;
+        return was;
     }
 
     synchronized List<Consumer> consumers() {

@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.cluster.StandInJetStream.Consumer;
@@ -12,6 +13,7 @@ import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.PublishedEvent;
 import io.nats.client.Message;
 import io.nats.client.api.DeliverPolicy;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.OptionalLong;
@@ -61,9 +63,7 @@ class StreamFeedTest {
         assertEquals(DeliverPolicy.ByStartSequence, consumer.options.getConsumerConfiguration().getDeliverPolicy());
         assertEquals(1, consumer.startSequence());
 
-        for (long sequence = 1; sequence <= 20; sequence++) {
-            consumer.deliver(message(sequence));
-        }
+        deliver(consumer, 1, 20);
 
         assertEquals(ids(1, 20), subscriber.ids());
         PublishedEvent seventh = subscriber.offered().get(6);
@@ -94,9 +94,7 @@ class StreamFeedTest {
     void aRestartedFeedGoesOnAfterTheHubsLastIdAndTheReplacedConsumerDeliversNothing() throws Exception {
         feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
         Consumer first = only(nats.consumers());
-        for (long sequence = 1; sequence <= 10; sequence++) {
-            first.deliver(message(sequence));
-        }
+        deliver(first, 1, 10);
 
         feed.restart(nats.jetStream);
 
@@ -108,10 +106,30 @@ class StreamFeedTest {
         first.deliver(message(11));
         first.deliver(message(12));
         assertEquals(ids(1, 10), subscriber.ids(), "the replaced consumer delivers nothing more");
-        for (long sequence = 9; sequence <= 15; sequence++) {
-            second.deliver(message(sequence));
-        }
+        deliver(second, 9, 15);
         assertEquals(ids(1, 15), subscriber.ids());
+    }
+
+    /**
+     * A restart whose try goes unanswered (JetStream placed its consumer on a frozen server) leaves the consumer
+     * that works delivering; the next try replaces it.
+     */
+    @Test
+    void aRestartThatFailsLeavesTheConsumerThatWorksDelivering() throws Exception {
+        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
+        Consumer first = only(nats.consumers());
+        deliver(first, 1, 5);
+
+        nats.leaveNextSubscribeUnanswered();
+        assertThrows(IOException.class, () -> feed.restart(nats.jetStream));
+        assertFalse(first.unsubscribed, "the consumer that works is kept");
+        deliver(first, 6, 8);
+        assertEquals(ids(1, 8), subscriber.ids());
+
+        assertEquals(8, feed.restart(nats.jetStream));
+        Consumer second = only(nats.consumers().subList(1, nats.consumers().size()));
+        assertEquals(9, second.startSequence());
+        assertTrue(first.unsubscribed, "replaced once the new one is made");
     }
 
     /**
@@ -123,9 +141,7 @@ class StreamFeedTest {
     void aRestartDuringADeliveryLosesAndRepeatsNothing() throws Exception {
         feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
         Consumer first = only(nats.consumers());
-        for (long sequence = 1; sequence <= 5; sequence++) {
-            first.deliver(message(sequence));
-        }
+        deliver(first, 1, 5);
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch letGo = new CountDownLatch(1);
         Future<?> held = dispatcherThread.submit(() -> {
@@ -140,13 +156,18 @@ class StreamFeedTest {
         letGo.countDown();
         held.get(10, TimeUnit.SECONDS);
         dispatcherThread.submit(() -> {
-            for (long sequence = 6; sequence <= 9; sequence++) {
-                second.deliver(message(sequence));
-            }
+            deliver(second, 6, 9);
             return null;
         }).get(10, TimeUnit.SECONDS);
 
         assertEquals(ids(1, 9), subscriber.ids());
+    }
+
+    /** Plays the stream's messages {@code from} to {@code to} to {@code consumer}, in order. */
+    private void deliver(Consumer consumer, long from, long to) throws InterruptedException {
+        for (long sequence = from; sequence <= to; sequence++) {
+            consumer.deliver(message(sequence));
+        }
     }
 
     /** The message the stream holds at {@code sequence}: an event of type a, or b every third. */
