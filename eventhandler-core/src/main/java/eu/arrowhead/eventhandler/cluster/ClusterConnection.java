@@ -76,10 +76,12 @@ public final class ClusterConnection implements AutoCloseable {
                 .connectionTimeout(config.timeout())
                 .maxReconnects(-1)
                 .reconnectWait(Duration.ofMillis(250))
-                // A frozen or cut-off server keeps its socket open and silent: only missed pings tell. Three out
-                // at 1 s apart notice it in 3-4 s, before JetStream has a new leader (4-8 s in the partition
-                // tests), so the node sits on a live server by then; pings 2 s apart, two out, noticed it 6-8 s
-                // after the freeze. Three, not two: a node starved of CPU for 2 s is not cut off for it.
+                // A frozen or cut-off server keeps its socket open and silent: only missed pings tell. Pings 1 s
+                // apart, three unanswered, notice it in 3-5 s (jnats skips a ping while messages come), before
+                // JetStream has a new leader (5-7 s in ClusterPartitionIT), so the node is on a live server by
+                // then; pings 2 s apart, two unanswered, took 6-8 s. The cost: jnats sends pings at a fixed
+                // rate, so a node that stood still (no CPU, a paused VM) for 4 s or more finds them unanswered
+                // and reconnects: a cut-off of milliseconds, or past cluster.outage-grace-millis ended streams.
                 .pingInterval(PING_INTERVAL)
                 .maxPingsOut(3)
                 .connectionListener(connection::connectionEvent)

@@ -261,7 +261,7 @@ public final class ClusterNode implements AutoCloseable {
         });
         feed = StreamFeed.start(connection.nats(), connection.jetStream(config.timeout()), config.stream(), messages,
                 hub);
-        feedWatch = new FeedWatch(connection.management(quickTimeout()), config.stream(), hub);
+        feedWatch = new FeedWatch(connection.management(quickTimeout()), config.stream(), feed::lastSeenId);
         ticker.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -281,7 +281,8 @@ public final class ClusterNode implements AutoCloseable {
 
     /**
      * Ends the streams of an outage that lasts ({@link ClusterConnection#checkOutage}), restarts the feed once
-     * the node is connected again or the feed has stalled ({@link FeedWatch}), and pulls again from the push
+     * the node is connected again, the stream's leader has moved or the feed has stalled ({@link FeedWatch}), and
+     * pulls again from the push
      * cursors then or when one has stalled ({@link CursorWatch}). Runs on the node's own thread, five
      * times a second, since it may wait for NATS.
      */
@@ -308,20 +309,38 @@ public final class ClusterNode implements AutoCloseable {
             if (feedNeedsRestart) {
                 restartFeed();
             }
-        } catch (IOException | RuntimeException e) {
-            LOG.warn("node {} cannot read the cluster's stream again yet: {}; trying again", connection.nodeName(),
-                    e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.warn("node {} could not check its feed and push cursors: {}; trying again", connection.nodeName(),
+                    e.toString());
         }
     }
 
-    /** One try to read the stream again; the next tick tries again should it fail. */
-    private void restartFeed() throws IOException {
+    /**
+     * One try to read the stream again; the next tick tries again should it fail. The first failure of a restart
+     * is a warning, the tries after it (up to five a second through an election) are debug lines: the line on
+     * success counts them.
+     */
+    private void restartFeed() {
+        // Cleared first: a reconnect told during the try asks for another.
+        feedNeedsRestart = false;
         feedRestartTries++;
         long began = System.nanoTime();
-        long after = feed.restart(connection.jetStream(quickTimeout()));
+        long after;
+        try {
+            after = feed.restart(connection.jetStream(quickTimeout()));
+        } catch (IOException | RuntimeException e) {
+            feedNeedsRestart = true;
+            if (feedRestartTries == 1) {
+                LOG.warn("node {} cannot read the cluster's stream again yet: {}; trying again",
+                        connection.nodeName(), e.getMessage());
+            } else {
+                LOG.debug("node {} cannot read the cluster's stream again yet (try {}): {}", connection.nodeName(),
+                        feedRestartTries, e.getMessage());
+            }
+            return;
+        }
         LOG.info("node {} reads the cluster's stream again after id {} (try {}, {} ms)", connection.nodeName(),
                 after, feedRestartTries, (System.nanoTime() - began) / 1_000_000);
-        feedNeedsRestart = false;
         feedRestartTries = 0;
     }
 

@@ -1,11 +1,11 @@
 package eu.arrowhead.eventhandler.cluster;
 
-import eu.arrowhead.eventhandler.topic.Hub;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 
 /**
  * Notices a feed that has stopped while the stream went on. The feed's ordered consumer lives on one NATS server;
@@ -27,7 +27,8 @@ final class FeedWatch {
 
     private final JetStreamManagement management;
     private final String stream;
-    private final Hub hub;
+    /** The last sequence the feed has seen: delivered, or skipped as not an event. */
+    private final LongSupplier lastSeen;
     private long lastCheckNanos;
     private long lastDelivered = -1;
     /** Since when the hub is behind the stream without delivering; 0 while it is not. */
@@ -35,10 +36,10 @@ final class FeedWatch {
     /** The server that led the stream at the last look; null before one answered. */
     private String lastLeader;
 
-    FeedWatch(JetStreamManagement management, String stream, Hub hub) {
+    FeedWatch(JetStreamManagement management, String stream, LongSupplier lastSeen) {
         this.management = management;
         this.stream = stream;
-        this.hub = hub;
+        this.lastSeen = lastSeen;
     }
 
     /**
@@ -51,7 +52,7 @@ final class FeedWatch {
             return null;
         }
         lastCheckNanos = now;
-        long delivered = hub.lastId();
+        long delivered = lastSeen.getAsLong();
         StreamInfo info;
         try {
             info = management.getStreamInfo(stream);
@@ -63,12 +64,13 @@ final class FeedWatch {
         if (leader != null) {
             lastLeader = leader;
         }
+        boolean progressed = delivered != lastDelivered;
+        lastDelivered = delivered;
         if (formerLeader != null && leader != null && !leader.equals(formerLeader)) {
             behindSinceNanos = 0;
             return "the stream's leader moved from " + formerLeader + " to " + leader;
         }
-        boolean stuck = info.getStreamState().getLastSequence() > delivered && delivered == lastDelivered;
-        lastDelivered = delivered;
+        boolean stuck = info.getStreamState().getLastSequence() > delivered && !progressed;
         if (!stuck) {
             behindSinceNanos = 0;
             return null;

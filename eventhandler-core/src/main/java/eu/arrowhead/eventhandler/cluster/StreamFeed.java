@@ -13,6 +13,7 @@ import io.nats.client.PushSubscribeOptions;
 import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -37,6 +38,7 @@ import org.slf4j.LoggerFactory;
  */
 final class StreamFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamFeed.class);
+    private static final long NO_HEARTBEAT_ALARM_MILLIS = Duration.ofDays(1).toMillis();
 
     private final Hub hub;
     private final StreamMessages messages;
@@ -45,9 +47,11 @@ final class StreamFeed implements AutoCloseable {
     private final Dispatcher dispatcher;
     private final AtomicLong unreadable = new AtomicLong();
     /** The last unreadable message counted: while two consumers deliver, each comes twice. Dispatcher thread. */
-    private long lastUnreadableId;
-    /** The consumer that delivers now; a replaced one delivers nothing more. Guarded by this. */
-    private Consumer current;
+    private volatile long lastUnreadableId;
+    /** The consumer that delivers; written under this. A replaced one, or one whose making failed, delivers nothing. */
+    private volatile Consumer current;
+    /** The consumer being made, which may deliver before its making returns; written under this. */
+    private volatile Consumer pending;
 
     private StreamFeed(Hub hub, StreamMessages messages, String stream, Connection nats) {
         this.hub = hub;
@@ -95,13 +99,19 @@ final class StreamFeed implements AutoCloseable {
                         .deliverPolicy(DeliverPolicy.ByStartSequence)
                         .startSequence(after + 1)
                         .build())
+                // jnats would recreate the consumer itself after missed heartbeats (15 s), also for one already
+                // replaced, whose subscription is gone; FeedWatch and the restart on reconnect do that job.
+                .messageAlarmTime(NO_HEARTBEAT_ALARM_MILLIS)
                 .build();
         Consumer consumer = new Consumer();
+        pending = consumer;
         try {
             consumer.subscription = through.subscribe(messages.allSubjects(), dispatcher, consumer::deliver, false,
                     options);
         } catch (JetStreamApiException e) {
             throw new IOException("cannot read the cluster's stream " + stream + ": " + e.getMessage(), e);
+        } finally {
+            pending = null;
         }
         current = consumer;
         LOG.debug("feeding the hub from the stream {} after id {}", stream, after);
@@ -111,10 +121,10 @@ final class StreamFeed implements AutoCloseable {
     /** One ordered consumer's handler. */
     private final class Consumer {
         volatile JetStreamSubscription subscription;
-        private volatile boolean stopped;
 
         void deliver(Message message) {
-            if (stopped) {
+            // A subscription jnats registered for a making that then failed stays out, as do replaced ones.
+            if (this != current && this != pending) {
                 return;
             }
             long id = message.metaData().streamSequence();
@@ -143,11 +153,10 @@ final class StreamFeed implements AutoCloseable {
         }
 
         void stop(Dispatcher from) {
-            stopped = true;
             try {
                 from.unsubscribe(subscription);
-            } catch (IllegalStateException e) {
-                // already gone with the server it lived on
+            } catch (RuntimeException e) {
+                // already gone with the server it lived on; it delivers nothing more either way
             }
         }
     }
@@ -157,11 +166,14 @@ final class StreamFeed implements AutoCloseable {
         return unreadable.get();
     }
 
+    /** The last sequence of the stream this feed has seen: delivered to the hub, or skipped as unreadable. */
+    long lastSeenId() {
+        return Math.max(hub.lastId(), lastUnreadableId);
+    }
+
     @Override
     public synchronized void close() {
-        if (current != null) {
-            current.stopped = true;
-        }
+        current = null;
         if (dispatcher.isActive()) {
             nats.closeDispatcher(dispatcher);
         }

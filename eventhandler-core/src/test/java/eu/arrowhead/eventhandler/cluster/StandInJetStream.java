@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 final class StandInJetStream {
     private final List<Consumer> consumers = new ArrayList<>();
     private boolean dispatcherActive = true;
-    private boolean unanswered;
+    private Failure failure;
+    private Hook hook;
     final Dispatcher dispatcher = proxy(Dispatcher.class, (self, method, args) -> switch (method.getName()) {
         case "unsubscribe" -> {
             unsubscribed(args[0]);
@@ -45,10 +46,19 @@ final class StandInJetStream {
     });
     final JetStream jetStream = proxy(JetStream.class, (self, method, args) -> {
         if (method.getName().equals("subscribe") && args.length == 5 && args[1] == dispatcher) {
-            if (takeUnanswered()) {
+            Failure failure = takeFailure();
+            if (failure == Failure.UNANSWERED) {
                 throw new IOException("Timeout or no response waiting for NATS JetStream server");
             }
-            return subscribed((MessageHandler) args[2], (PushSubscribeOptions) args[4]);
+            JetStreamSubscription subscription = subscribed((MessageHandler) args[2], (PushSubscribeOptions) args[4]);
+            if (failure == Failure.AFTER_REGISTERING) {
+                throw new IllegalStateException("Connection is Closed");
+            }
+            Hook hook = takeHook();
+            if (hook != null) {
+                hook.whileMaking(consumers().get(consumers().size() - 1));
+            }
+            return subscription;
         }
         return unexpected(self, method.getName(), args);
     });
@@ -76,15 +86,40 @@ final class StandInJetStream {
         }
     }
 
-    /** The next subscribe goes unanswered, as one whose consumer JetStream placed on a frozen server: none is made. */
-    synchronized void leaveNextSubscribeUnanswered() {
-        unanswered = true;
+    /** How the next subscribe fails. */
+    private enum Failure { UNANSWERED, AFTER_REGISTERING }
+
+    /** Runs while a subscribe is being made, after its consumer may deliver and before the subscribe returns. */
+    @FunctionalInterface
+    interface Hook {
+        void whileMaking(Consumer made) throws InterruptedException;
     }
 
-    private synchronized boolean takeUnanswered() {
-        boolean was = unanswered;
-        unanswered = false;
-        return was;
+    /** The next subscribe goes unanswered, as one whose consumer JetStream placed on a frozen server: none is made. */
+    synchronized void leaveNextSubscribeUnanswered() {
+        failure = Failure.UNANSWERED;
+    }
+
+    /** The next subscribe registers its handler, then fails as jnats does on a closed connection. */
+    synchronized void failNextSubscribeAfterRegistering() {
+        failure = Failure.AFTER_REGISTERING;
+    }
+
+    /** The next subscribe runs {@code hook} before it returns. */
+    synchronized void onNextSubscribe(Hook hook) {
+        this.hook = hook;
+    }
+
+    private synchronized Failure takeFailure() {
+        Failure next = failure;
+        failure = null;
+        return next;
+    }
+
+    private synchronized Hook takeHook() {
+        Hook next = hook;
+        hook = null;
+        return next;
     }
 
     synchronized List<Consumer> consumers() {

@@ -92,9 +92,7 @@ class StreamFeedTest {
      */
     @Test
     void aRestartedFeedGoesOnAfterTheHubsLastIdAndTheReplacedConsumerDeliversNothing() throws Exception {
-        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
-        Consumer first = only(nats.consumers());
-        deliver(first, 1, 10);
+        Consumer first = startedWith(10);
 
         feed.restart(nats.jetStream);
 
@@ -116,9 +114,7 @@ class StreamFeedTest {
      */
     @Test
     void aRestartThatFailsLeavesTheConsumerThatWorksDelivering() throws Exception {
-        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
-        Consumer first = only(nats.consumers());
-        deliver(first, 1, 5);
+        Consumer first = startedWith(5);
 
         nats.leaveNextSubscribeUnanswered();
         assertThrows(IOException.class, () -> feed.restart(nats.jetStream));
@@ -133,15 +129,59 @@ class StreamFeedTest {
     }
 
     /**
-     * The feed restarts while its consumer is in the middle of a delivery, past the check that it is the current
-     * one: the new consumer starts from the hub's last id before that delivery, so the event comes twice from the
+     * jnats registers a subscription before it asks for the consumer, and a runtime failure of the asking (a closed
+     * connection) leaves it registered: should it ever deliver, nothing reaches the hub from it.
+     */
+    @Test
+    void aSubscriptionLeftByAFailedRestartDeliversNothing() throws Exception {
+        Consumer first = startedWith(3);
+
+        nats.failNextSubscribeAfterRegistering();
+        assertThrows(IllegalStateException.class, () -> feed.restart(nats.jetStream));
+        Consumer orphan = nats.consumers().get(1);
+        deliver(orphan, 4, 6);
+        assertEquals(ids(1, 3), subscriber.ids(), "the orphan delivers nothing");
+        deliver(first, 4, 6);
+        assertEquals(ids(1, 6), subscriber.ids());
+    }
+
+    /**
+     * While a restart is being made the old consumer and the new one both deliver, each in order, the old one
+     * ahead: every event reaches the subscriber once, and a message that is not an event is counted once.
+     */
+    @Test
+    void twoConsumersDeliveringTogetherHandEachEventOnce() throws Exception {
+        Consumer first = startedWith(4);
+        nats.onNextSubscribe(second -> {
+            first.deliver(message(5));
+            first.deliver(StandInJetStream.foreign(6));
+            first.deliver(message(7));
+            second.deliver(message(5));
+            second.deliver(StandInJetStream.foreign(6));
+            second.deliver(message(7));
+            second.deliver(message(8));
+            first.deliver(message(8));
+            first.deliver(message(9));
+        });
+
+        assertEquals(4, feed.restart(nats.jetStream));
+        Consumer second = nats.consumers().get(1);
+        first.deliver(message(10));
+        second.deliver(message(9));
+        second.deliver(message(10));
+
+        assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 7L, 8L, 9L, 10L), subscriber.ids());
+        assertEquals(1, feed.unreadable());
+        assertTrue(first.unsubscribed);
+    }
+
+    /**
+     * The feed restarts while its consumer is in the middle of a delivery, past the check that it may deliver: the new consumer starts from the hub's last id before that delivery, so the event comes twice from the
      * stream, and reaches the subscriber once.
      */
     @Test
     void aRestartDuringADeliveryLosesAndRepeatsNothing() throws Exception {
-        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
-        Consumer first = only(nats.consumers());
-        deliver(first, 1, 5);
+        Consumer first = startedWith(5);
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch letGo = new CountDownLatch(1);
         Future<?> held = dispatcherThread.submit(() -> {
@@ -161,6 +201,14 @@ class StreamFeedTest {
         }).get(10, TimeUnit.SECONDS);
 
         assertEquals(ids(1, 9), subscriber.ids());
+    }
+
+    /** Starts the feed and plays its consumer the stream's messages 1 to {@code last}; returns the consumer. */
+    private Consumer startedWith(long last) throws Exception {
+        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
+        Consumer first = only(nats.consumers());
+        deliver(first, 1, last);
+        return first;
     }
 
     /** Plays the stream's messages {@code from} to {@code to} to {@code consumer}, in order. */

@@ -24,6 +24,8 @@ public final class TcpProxy implements AutoCloseable {
     private volatile ServerSocket listener;
     /** Guarded by {@code this}: while set, no byte passes and new connections are not forwarded. */
     private boolean hung;
+    /** Guarded by {@code this}: while set, new connections are closed at once. */
+    private boolean cut;
     /** Guarded by {@code this}: the next bytes from the target close their connection instead of passing. */
     private boolean loseNextAnswer;
     private final AtomicInteger accepted = new AtomicInteger();
@@ -38,14 +40,16 @@ public final class TcpProxy implements AutoCloseable {
         return port;
     }
 
-    /** Closes every forwarded connection and refuses new ones: the target seems down. */
+    /**
+     * Closes every forwarded connection and closes new ones as they come: the target seems down. The port stays
+     * bound: closed, another test's server could take it in the meantime (a {@code BindException} at the restore,
+     * seen once in a whole suite).
+     */
     public void cut() {
-        flow();
-        try {
-            listener.close();
-        } catch (IOException e) {
-            // closing anyway
+        synchronized (this) {
+            cut = true;
         }
+        flow();
         sockets.forEach(TcpProxy::closeQuietly);
         sockets.clear();
     }
@@ -60,7 +64,10 @@ public final class TcpProxy implements AutoCloseable {
 
     /** Accepts and forwards connections again, on the same port; after {@link #hang}, lets the bytes through. */
     public void restore() {
-        if (listener != null && !listener.isClosed()) {
+        synchronized (this) {
+            cut = false;
+        }
+        if (listener != null) {
             flow();
             return;
         }
@@ -96,6 +103,10 @@ public final class TcpProxy implements AutoCloseable {
         return lose;
     }
 
+    private synchronized boolean isCut() {
+        return cut;
+    }
+
     private synchronized void flow() {
         hung = false;
         notifyAll();
@@ -119,6 +130,10 @@ public final class TcpProxy implements AutoCloseable {
                 accepted.incrementAndGet();
                 sockets.add(client);
                 awaitFlow();
+                if (isCut()) {
+                    closeQuietly(client);
+                    sockets.remove(client);
+                }
                 if (client.isClosed()) {
                     continue;
                 }
@@ -175,5 +190,10 @@ public final class TcpProxy implements AutoCloseable {
     @Override
     public void close() {
         cut();
+        try {
+            listener.close();
+        } catch (IOException e) {
+            // closing anyway
+        }
     }
 }
