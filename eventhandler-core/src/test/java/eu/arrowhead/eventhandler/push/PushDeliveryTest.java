@@ -140,6 +140,10 @@ class PushDeliveryTest {
             healthy.awaitEvents(20);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, "the healthy subscriber took " + took);
+            // The healthy subscriber can have all 20 before the first POST reaches the hanging one (the two
+            // sender threads take the subscribers in any order).
+            Await.until("the first POST at the hanging subscriber", Duration.ofSeconds(5),
+                    () -> hanging.requests() >= 1);
             assertEquals(1, hanging.requests(), "one POST in flight to the hanging subscriber at a time");
             hanging.release();
             hanging.awaitEvents(20);
