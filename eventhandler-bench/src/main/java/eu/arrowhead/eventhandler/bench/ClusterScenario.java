@@ -20,6 +20,7 @@ import java.util.Map;
  *   <li>Latency: A (1 publisher, 1 subscriber) and B (1 publisher, {@value #B_SUBSCRIBERS} subscribers) on a
  *       single node (the packed defaults), then on a cluster of 3 nodes over 3 clustered NATS servers (the stream
  *       with 3 replicas), with the subscribers on the publisher's node and on another node.</li>
+ *   <li>One publisher's rate ({@link PublisherRate}) on the single node and on the cluster's first node.</li>
  *   <li>Fan-out capacity: 1 node against 3, each node held to {@code --cpu-quota} of a core by a cgroup (NATS
  *       is not held), {@code --subscribers} SSE subscribers spread evenly over the nodes and one publisher at a
  *       fixed pace, its events to each node in turn, raised by half each step of {@code --step-seconds} until the
@@ -60,6 +61,9 @@ final class ClusterScenario {
         List<List<Object>> latency = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         Map<String, BigDecimal> p50s = new LinkedHashMap<>();
+        List<List<Object>> publisherRates = new ArrayList<>();
+        List<BigDecimal> singleRates;
+        List<BigDecimal> clusterRates;
 
         System.err.println("bench: cluster: single node (the packed defaults)");
         try (TempDirectory directory = TempDirectory.create("eventhandler-bench-cluster-");
@@ -69,6 +73,8 @@ final class ClusterScenario {
             Processes eh = new Processes(List.of(single.pid()));
             latencyRows("single node", List.of(single.baseUri()), List.of(single.baseUri()), eh, Processes.NONE,
                     events, latency, failures, p50s);
+            singleRates = PublisherRate.rows("single node", single.baseUri(), events, eh::cpuNanos, eh::cpuNanos,
+                    publisherRates);
         }
         System.err.println("bench: cluster: 3 nodes, 3 NATS servers, stream with 3 replicas");
         try (Cluster three = Cluster.start(options, prefix, 3, 0)) {
@@ -76,6 +82,8 @@ final class ClusterScenario {
                     three.nats, events, latency, failures, p50s);
             latencyRows("cluster, across nodes", List.of(three.uris.get(0)), List.of(three.uris.get(2)), three.nodes,
                     three.nats, events, latency, failures, p50s);
+            clusterRates = PublisherRate.rows("cluster of 3", three.uris.get(0), events, three.nodes::cpuNanos,
+                    () -> three.nodes.cpuNanos() + three.nats.cpuNanos(), publisherRates);
         }
         List<List<Object>> capacity = new ArrayList<>();
         Map<Integer, Long> held = new LinkedHashMap<>();
@@ -86,8 +94,9 @@ final class ClusterScenario {
                 held.put(nodes, capacity(c, cluster, capacity));
             }
         }
-        ResultTable summary = summary(p50s, held);
+        ResultTable summary = summary(p50s, singleRates, clusterRates, held);
         return new Scenario.Result(List.of(new ResultTable("cluster-latency", LATENCY_COLUMNS, latency),
+                new ResultTable("cluster-publisher-rate", PublisherRate.COLUMNS, publisherRates),
                 new ResultTable("cluster-capacity", CAPACITY_COLUMNS, capacity), summary), failures);
     }
 
@@ -149,14 +158,23 @@ final class ClusterScenario {
         return heldDeliveries;
     }
 
-    private static ResultTable summary(Map<String, BigDecimal> p50s, Map<Integer, Long> held) {
+    private static ResultTable summary(Map<String, BigDecimal> p50s, List<BigDecimal> singleRates,
+                                       List<BigDecimal> clusterRates, Map<Integer, Long> held) {
         List<List<Object>> rows = new ArrayList<>();
+        BigDecimal latencyTarget = new BigDecimal("0.5");
         for (String shape : List.of("A", "B")) {
             BigDecimal single = p50s.get(shape + " single node");
             BigDecimal across = p50s.get(shape + " cluster, across nodes");
             BigDecimal difference = single == null || across == null ? null : across.subtract(single);
-            rows.add(Arrays.asList(shape + ": cross-node p50 - single-node p50 (ms)", difference, "<= 1",
-                    difference == null ? "n/a" : difference.compareTo(BigDecimal.ONE) <= 0 ? "yes" : "no"));
+            rows.add(Arrays.asList(shape + ": cross-node p50 - single-node p50 (ms)", difference, "<= 0.5",
+                    difference == null ? "n/a" : difference.compareTo(latencyTarget) <= 0 ? "yes" : "no"));
+        }
+        BigDecimal rateTarget = new BigDecimal("0.8");
+        for (PublisherRate.Kind kind : PublisherRate.Kind.values()) {
+            BigDecimal ratio = clusterRates.get(kind.ordinal()).divide(singleRates.get(kind.ordinal()), 2,
+                    RoundingMode.HALF_UP);
+            rows.add(Arrays.asList("one publisher's events/s, cluster / single node: " + kind.label, ratio, ">= 0.8",
+                    ratio.compareTo(rateTarget) >= 0 ? "yes" : "no"));
         }
         long one = held.getOrDefault(1, 0L);
         long three = held.getOrDefault(3, 0L);

@@ -46,7 +46,7 @@ public final class AuthorizationStandIn implements AutoCloseable {
 
     private AuthorizationStandIn(HttpServer server) {
         this.server = server;
-        server.createContext("/authorization/echo", exchange -> answer(exchange, 200, "Got it!"));
+        server.createContext("/authorization/echo", exchange -> JsonAnswer.send(exchange, 200, "Got it!"));
         server.createContext("/authorization/subscription/check", this::check);
         // Several threads, as the real one (Spring Boot) has: checks sent together are answered together.
         server.setExecutor(answering);
@@ -134,7 +134,7 @@ public final class AuthorizationStandIn implements AutoCloseable {
             Thread.sleep(delay.toMillis());
             answerCheck(exchange);
         } catch (IOException | RuntimeException e) {
-            answer(exchange, 500, "{\"errorMessage\":\"" + e + "\"}");
+            JsonAnswer.send(exchange, 500, "{\"errorMessage\":\"" + e + "\"}");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } finally {
@@ -160,15 +160,7 @@ public final class AuthorizationStandIn implements AutoCloseable {
             answer.append(id == 2 ? "" : ",").append("{\"id\":").append(id++).append(",\"systemName\":\"")
                     .append(publisher).append("\",\"address\":\"127.0.0.1\",\"port\":1}");
         }
-        answer(exchange, 200, answer.append("]}").toString());
-    }
-
-    private static void answer(HttpExchange exchange, int status, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, bytes.length);
-        exchange.getResponseBody().write(bytes);
-        exchange.close();
+        JsonAnswer.send(exchange, 200, answer.append("]}").toString());
     }
 
     @Override

@@ -1,8 +1,6 @@
 package eu.arrowhead.eventhandler.publisher;
 
-import eu.arrowhead.eventhandler.api.BatchPublishResponse;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
-import eu.arrowhead.eventhandler.api.PublishResponse;
 import eu.arrowhead.eventhandler.api.SystemRequest;
 import java.net.URI;
 import java.time.Duration;
@@ -58,16 +56,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class EventPublisher implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EventPublisher.class);
-    /** Names a single publish in messages. */
-    static final String PUBLISH = "publish";
-    private static final String BATCH = "batch publish";
 
     private final SystemRequest source;
     private final Duration readTimeout;
     private final Transport transport;
     private final RequestKeys requestKeys = new RequestKeys();
     private final Nodes nodes;
-    private final Retrier retrier;
+    private final NodePublisher sender;
     private final PublishQueue queue;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -77,8 +72,9 @@ public final class EventPublisher implements AutoCloseable {
         this.transport = new Transport(builder.connectTimeout, builder.readTimeout, builder.maxConnections,
                 builder.sslContext);
         this.nodes = new Nodes(builder.nodes, transport);
-        this.retrier = new Retrier(builder.retryPolicy, builder.readTimeout);
-        this.queue = new PublishQueue(builder.maxQueuedBytes, this::send);
+        this.sender = new NodePublisher(nodes, transport, new Retrier(builder.retryPolicy, builder.readTimeout),
+                requestKeys);
+        this.queue = new PublishQueue(builder.maxQueuedBytes, builder.maxAsyncBatch, sender);
     }
 
     /**
@@ -160,7 +156,8 @@ public final class EventPublisher implements AutoCloseable {
         Objects.requireNonNull(event, "event");
         requireOpen();
         long start = System.nanoTime();
-        return send(event.eventType(), Transport.encode(PUBLISH, withSource(event)), idempotencyKey, start);
+        return sender.send(event.eventType(), Transport.encode(NodePublisher.PUBLISH, withSource(event)),
+                idempotencyKey, start);
     }
 
     /**
@@ -216,24 +213,12 @@ public final class EventPublisher implements AutoCloseable {
             return List.of();
         }
         long start = System.nanoTime();
-        byte[] body = Transport.encode(BATCH, batch);
-        List<Long> ids = retrier.run(BATCH, idempotencyKey, start, timeout -> {
-            int node = nodes.current();
-            BatchPublishResponse answer = onNode(node, () -> transport.post(BATCH, nodes.node(node).batch(), body,
-                    idempotencyKey, timeout, BatchPublishResponse.class));
-            if (answer.ids() == null || answer.ids().size() != batch.size()) {
-                throw PublishException.unreadableAnswer(BATCH, 200, new IllegalStateException(
-                        "expected " + batch.size() + " ids, got " + answer.ids()));
-            }
-            return answer.ids();
-        });
-        LOG.debug("published a batch of {} events as ids {} to {}", batch.size(), ids.get(0), ids.get(ids.size() - 1));
-        return List.copyOf(ids);
+        return sender.sendBatch(Transport.encode(NodePublisher.BATCH, batch), batch.size(), idempotencyKey, start);
     }
 
     /**
      * Queues one event to be published by the publisher's own thread, and returns at once. Queued events
-     * are published one at a time in the order of the calls, whichever threads make them, so their ids
+     * are published one request at a time in the order of the calls, whichever threads make them, so their ids
      * increase in that order.
      *
      * <p>The future completes with the event's id, or exceptionally with a {@link PublishException} (as
@@ -242,13 +227,16 @@ public final class EventPublisher implements AutoCloseable {
      * sent withdraws the event.
      *
      * <p><b>While the server is away</b> (restarting, say), the event being sent is retried as the
-     * {@link RetryPolicy} says, and the events behind it wait in the queue: only one is in flight at a time, so
+     * {@link RetryPolicy} says, and the events behind it wait in the queue: only one request is in flight at a time, so
      * they are published in order once the server is back. The deadline of a {@link RetryPolicy#deadline
      * deadline policy} counts from this call, for each event: an event still unpublished at its deadline fails
      * with a {@link PublishException} (of kind {@link PublishException.Kind#NOT_SENT} if it never left the
      * queue, {@link PublishException.Kind#OUTCOME_UNKNOWN} with its key if it was sent and not answered). A
      * failed event does not stop the ones queued after it: they go on, in order, each until its own deadline.
      * (Publishing the failed one again later puts it after them.)
+     *
+     * <p>With {@link Builder#maxAsyncBatch maxAsyncBatch} above 1, events queued behind the one whose turn it is
+     * are sent with it in one request; see there what that changes.
      *
      * <p>The queue is bounded by {@link Builder#maxQueuedBytes maxQueuedBytes} of request bodies (8 MiB by
      * default), the event being sent included: an event that does not fit is not queued, and its future fails
@@ -267,7 +255,7 @@ public final class EventPublisher implements AutoCloseable {
         long start = System.nanoTime();
         byte[] body;
         try {
-            body = Transport.encode(PUBLISH, withSource(event));
+            body = Transport.encode(NodePublisher.PUBLISH, withSource(event));
         } catch (PublishException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -292,39 +280,6 @@ public final class EventPublisher implements AutoCloseable {
         queue.close(readTimeout);
         transport.close();
         LOG.debug("publisher to {} closed", nodes.baseUris());
-    }
-
-    /**
-     * Publishes one encoded event.
-     *
-     * @param startNanos when the publish was asked for: its deadline counts from it
-     */
-    private long send(String eventType, byte[] body, String key, long startNanos) throws PublishException {
-        long id = retrier.run(PUBLISH, key, startNanos, timeout -> {
-            int node = nodes.current();
-            return onNode(node, () -> transport.post(PUBLISH, nodes.node(node).publish(), body, key, timeout,
-                    PublishResponse.class));
-        }).id();
-        LOG.debug("published {} as id {}", eventType, id);
-        return id;
-    }
-
-    /** One call to a node, which may fail. */
-    @FunctionalInterface
-    private interface NodeCall<T> {
-        T run() throws PublishException;
-    }
-
-    /** One attempt on one node; a failure worth retrying moves the publisher to the next node. */
-    private <T> T onNode(int node, NodeCall<T> attempt) throws PublishException {
-        try {
-            return attempt.run();
-        } catch (PublishException e) {
-            if (e.retryable()) {
-                nodes.failed(node);
-            }
-            throw e;
-        }
     }
 
     private EventPublishRequest withSource(EventPublishRequest event) {
@@ -353,6 +308,7 @@ public final class EventPublisher implements AutoCloseable {
         private Duration readTimeout = Duration.ofSeconds(30);
         private int maxConnections = 1;
         private long maxQueuedBytes = 8L << 20;
+        private int maxAsyncBatch = 1;
         private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
         private SSLContext sslContext;
 
@@ -466,6 +422,41 @@ public final class EventPublisher implements AutoCloseable {
                 throw new IllegalArgumentException("maxQueuedBytes must be at least 1: " + maxQueuedBytes);
             }
             this.maxQueuedBytes = maxQueuedBytes;
+            return this;
+        }
+
+        /**
+         * How many {@link EventPublisher#publishAsync publishAsync} events the publisher's thread may send in one
+         * {@code publish/batch} request when they are queued, waiting for their turn. Default: 1, a request per
+         * event.
+         *
+         * <p>With more, the thread sends the event whose turn it is together with those already queued behind it,
+         * up to this many and 1 MiB of JSON (the server's default limits); it never waits for more to come. One
+         * request's round trip is then shared by many events, so a publisher whose events come faster than its
+         * answers gets more of them through: most of all against a cluster, where each request waits until the
+         * stream's replicas have it. Order and ids are as without batching. What changes:
+         * <ul>
+         *   <li>The events sent together are published or fail together: their futures fail with the same
+         *   exception. Its {@link PublishException#idempotencyKey() key} names the batch, so
+         *   {@link EventPublisher#publishBatch(List, String) publishBatch} with those events, in the order they were
+         *   queued, and that key learns their ids after {@link PublishException.Kind#OUTCOME_UNKNOWN}.</li>
+         *   <li>A batch is retried until the deadline of its first event.</li>
+         *   <li>A batch the server refuses for good (an event it finds invalid, say: 400) is sent again one event at
+         *   a time, so only the events it refuses fail. A server without {@code publish/batch} (an Arrowhead 4.x
+         *   Event Handler answers 404) turns batching off for this publisher.</li>
+         * </ul>
+         *
+         * @param maxAsyncBatch 1 to 1000 (the server's default {@code publish.max-batch-events}; no more than the
+         *                      server's)
+         * @return this builder
+         * @throws IllegalArgumentException if it is not between 1 and 1000
+         */
+        public Builder maxAsyncBatch(int maxAsyncBatch) {
+            if (maxAsyncBatch < 1 || maxAsyncBatch > PublishQueue.MAX_BATCH_EVENTS) {
+                throw new IllegalArgumentException("maxAsyncBatch must be between 1 and "
+                        + PublishQueue.MAX_BATCH_EVENTS + ": " + maxAsyncBatch);
+            }
+            this.maxAsyncBatch = maxAsyncBatch;
             return this;
         }
 

@@ -3,31 +3,51 @@ package eu.arrowhead.eventhandler.publisher;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The events of {@link EventPublisher#publishAsync publishAsync} and the one thread that publishes them, one at a
- * time in the order they came: an event being retried holds back those behind it, so order holds while the
- * server is away. Bounded by the bytes of the queued bodies, the one being sent included. Thread-safe.
+ * The events of {@link EventPublisher#publishAsync publishAsync} and the one thread that publishes them, one
+ * request at a time in the order they came: an event being retried holds back those behind it, so order holds
+ * while the server is away. With batching on, the event whose turn it is takes those queued behind it along
+ * in one batch request. Bounded by the bytes of the queued bodies, those being sent included. Thread-safe.
  */
 final class PublishQueue {
+    private static final Logger LOG = LoggerFactory.getLogger(PublishQueue.class);
+    /** The server's default {@code publish.max-batch-events}. */
+    static final int MAX_BATCH_EVENTS = 1000;
+    /** The server's default {@code publish.max-request-bytes}. */
+    static final long MAX_BATCH_BYTES = 1L << 20;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    /** Publishes one queued event, with its retries, and returns its id. */
-    @FunctionalInterface
+    /** Publishes queued events, with retries. */
     interface Sender {
         /**
+         * Publishes one event and returns its id.
+         *
          * @param startNanos when the event was queued: its deadline counts from it
          */
         long send(String eventType, byte[] body, String key, long startNanos) throws PublishException;
+
+        /**
+         * Publishes events, each encoded as a JSON object, in one batch request and returns their ids, in order.
+         *
+         * @param startNanos when the first was queued: the batch's deadline counts from it
+         */
+        List<Long> sendBatch(List<byte[]> bodies, long startNanos) throws PublishException;
     }
 
     private final long maxBytes;
+    private final int maxBatchEvents;
     private final Sender sender;
+    /** Set once the server showed it has no batch endpoint; read and written by the worker only. */
+    private boolean batchesRefused;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}; started by the first event. */
     private ThreadPoolExecutor thread;
@@ -38,8 +58,12 @@ final class PublishQueue {
     /** The bodies of the events not yet done; guarded by {@link #lock}. */
     private long queuedBytes;
 
-    PublishQueue(long maxBytes, Sender sender) {
+    /**
+     * @param maxBatchEvents how many queued events one request may carry; 1 sends each alone
+     */
+    PublishQueue(long maxBytes, int maxBatchEvents, Sender sender) {
         this.maxBytes = maxBytes;
+        this.maxBatchEvents = maxBatchEvents;
         this.sender = sender;
     }
 
@@ -56,7 +80,7 @@ final class PublishQueue {
                 throw new IllegalStateException("publisher is closed");
             }
             if (queuedBytes + body.length > maxBytes) {
-                return CompletableFuture.failedFuture(PublishException.queueFull(EventPublisher.PUBLISH + " of "
+                return CompletableFuture.failedFuture(PublishException.queueFull(NodePublisher.PUBLISH + " of "
                         + eventType + " not queued: the queue holds " + queuedBytes + " bytes, and this "
                         + body.length + "-byte event would pass maxQueuedBytes (" + maxBytes + ")"));
             }
@@ -104,6 +128,78 @@ final class PublishQueue {
         return stopping.shutdownNow();
     }
 
+    /**
+     * The first event and those queued behind it that one batch request may carry with it, taken from the queue;
+     * called by the worker. Only {@link #close} takes events from the queue too, and only after the last
+     * {@link #submit}: the event looked at is the one taken, or the queue was emptied.
+     */
+    private List<Queued> batchStartingWith(Queued first) {
+        if (maxBatchEvents == 1 || batchesRefused) {
+            return List.of(first);
+        }
+        BlockingQueue<Runnable> waiting;
+        synchronized (lock) {
+            waiting = thread.getQueue();
+        }
+        List<Queued> batch = new ArrayList<>();
+        batch.add(first);
+        long bytes = first.body.length + 2; // the brackets of the JSON array
+        while (batch.size() < maxBatchEvents && waiting.peek() instanceof Queued next
+                && bytes + 1 + next.body.length <= MAX_BATCH_BYTES) {
+            if (!(waiting.poll() instanceof Queued taken)) {
+                break;
+            }
+            if (taken.future.isDone()) { // cancelled by the caller
+                taken.release();
+                continue;
+            }
+            batch.add(taken);
+            bytes += 1 + taken.body.length;
+        }
+        return batch;
+    }
+
+    /**
+     * Publishes the events in one request. A batch the server refuses for good is sent again one event at a time,
+     * so that only the events it refuses fail; a server that has no batch endpoint gets no more batches.
+     */
+    private void publishTogether(List<Queued> batch) {
+        List<byte[]> bodies = new ArrayList<>(batch.size());
+        for (Queued event : batch) {
+            bodies.add(event.body);
+        }
+        List<Long> ids = null;
+        Exception failure = null;
+        try {
+            ids = sender.sendBatch(bodies, batch.get(0).startNanos);
+        } catch (PublishException e) {
+            if (e.kind() == PublishException.Kind.REFUSED && !e.retryable()) {
+                if (e.statusCode() == 404 || e.statusCode() == 405) {
+                    batchesRefused = true;
+                    LOG.info("the server has no publish/batch endpoint ({}): publishAsync sends one event a request"
+                            + " from now on", e.statusCode());
+                }
+                for (Queued event : batch) {
+                    event.publishAlone();
+                }
+                return;
+            }
+            failure = e;
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        for (Queued event : batch) {
+            event.release();
+        }
+        for (int i = 0; i < batch.size(); i++) {
+            if (failure == null) {
+                batch.get(i).future.complete(ids.get(i));
+            } else {
+                batch.get(i).future.completeExceptionally(failure);
+            }
+        }
+    }
+
     private ThreadPoolExecutor newThread() {
         return new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), runnable -> {
             Thread started = new Thread(runnable, "eventhandler-publisher-" + THREADS.incrementAndGet());
@@ -128,13 +224,23 @@ final class PublishQueue {
             this.startNanos = startNanos;
         }
 
-        /** Publishes the event; its bytes are given back before its future completes, so a caller may refill. */
+        /** Publishes the event, with those queued behind it when batching is on. */
         @Override
         public void run() {
             if (future.isDone()) { // cancelled by the caller
                 release();
                 return;
             }
+            List<Queued> batch = batchStartingWith(this);
+            if (batch.size() == 1) {
+                publishAlone();
+            } else {
+                publishTogether(batch);
+            }
+        }
+
+        /** Its bytes are given back before its future completes, so a caller may refill the queue at once. */
+        private void publishAlone() {
             Object outcome;
             try {
                 outcome = sender.send(eventType, body, key, startNanos);
@@ -152,7 +258,7 @@ final class PublishQueue {
 
         void abandon() {
             release();
-            future.completeExceptionally(PublishException.notSent(EventPublisher.PUBLISH + " of " + eventType
+            future.completeExceptionally(PublishException.notSent(NodePublisher.PUBLISH + " of " + eventType
                     + " abandoned: the publisher was closed before the event could be sent", null));
         }
 

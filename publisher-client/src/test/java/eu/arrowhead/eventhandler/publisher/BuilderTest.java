@@ -36,6 +36,8 @@ class BuilderTest {
         assertRefused("readTimeout must be between 1 ms and 2147483647 ms: null", () -> builder.readTimeout(null));
         assertRefused("maxConnections must be at least 1: 0", () -> builder.maxConnections(0));
         assertRefused("maxQueuedBytes must be at least 1: 0", () -> builder.maxQueuedBytes(0));
+        assertRefused("maxAsyncBatch must be between 1 and 1000: 0", () -> builder.maxAsyncBatch(0));
+        assertRefused("maxAsyncBatch must be between 1 and 1000: 1001", () -> builder.maxAsyncBatch(1001));
         assertRefused("retryPolicy is required; RetryPolicy.NONE turns retries off", () -> builder.retryPolicy(null));
         assertRefused("source must be a system with a systemName: SystemRequest[systemName= , address=null, port=null,"
                 + " authenticationInfo=null, metadata=null]", () -> builder.source(SystemRequest.named(" ")));

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
+import eu.arrowhead.eventhandler.testing.JsonAnswer;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,12 +55,8 @@ class FailoverTest {
         busy.createContext("/", exchange -> {
             refused.incrementAndGet();
             exchange.getRequestBody().readAllBytes();
-            byte[] body = "{\"errorMessage\":\"busy\",\"errorCode\":503,\"exceptionType\":\"UNAVAILABLE\"}"
-                    .getBytes(StandardCharsets.UTF_8);
-            exchange.getResponseHeaders().add("Content-Type", "application/json");
-            exchange.sendResponseHeaders(503, body.length);
-            exchange.getResponseBody().write(body);
-            exchange.close();
+            JsonAnswer.send(exchange, 503, "{\"errorMessage\":\"busy\",\"errorCode\":503,"
+                    + "\"exceptionType\":\"UNAVAILABLE\"}");
         });
         busy.start();
         try (EventPublisher publisher = EventPublisher.builder(List.of(
