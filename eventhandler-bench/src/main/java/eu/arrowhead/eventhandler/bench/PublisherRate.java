@@ -50,26 +50,42 @@ final class PublisherRate {
      */
     static List<BigDecimal> rows(String setUp, URI node, int events, LongSupplier ehCpuNanos, LongSupplier allCpuNanos,
                                  List<List<Object>> rows) {
+        Clocks clocks = new Clocks(ehCpuNanos, allCpuNanos);
         for (Kind kind : Kind.values()) {
-            publish(kind, node, Math.min(events, WARM_UP_EVENTS)); // both JVMs' JIT, on this set-up too
+            publish(kind, node, Math.min(events, WARM_UP_EVENTS), clocks); // both JVMs' JIT, on this set-up too
         }
         List<BigDecimal> rates = new ArrayList<>();
         for (Kind kind : Kind.values()) {
-            long eh = ehCpuNanos.getAsLong();
-            long all = allCpuNanos.getAsLong();
-            long start = System.nanoTime();
-            publish(kind, node, events);
-            long wall = System.nanoTime() - start;
-            BigDecimal rate = BigDecimal.valueOf(events * 1e9 / wall).setScale(0, RoundingMode.HALF_UP);
+            Clocks.Spent spent = publish(kind, node, events, clocks);
+            BigDecimal rate = BigDecimal.valueOf(events * 1e9 / spent.wallNanos()).setScale(0, RoundingMode.HALF_UP);
             rates.add(rate);
-            rows.add(Arrays.asList(setUp, kind.label, events, ResultTable.seconds(wall), rate,
-                    micros(ehCpuNanos.getAsLong() - eh, events), micros(allCpuNanos.getAsLong() - all, events)));
+            rows.add(Arrays.asList(setUp, kind.label, events, ResultTable.seconds(spent.wallNanos()), rate,
+                    micros(spent.ehCpuNanos(), events), micros(spent.allCpuNanos(), events)));
             System.err.println("bench: " + setUp + ", " + kind.label + ": " + rate + " events/s");
         }
         return rates;
     }
 
-    private static void publish(Kind kind, URI node, int events) {
+    /** The wall clock and the CPU time of the Event Handler processes and of those with NATS. */
+    private record Clocks(LongSupplier ehCpuNanos, LongSupplier allCpuNanos) {
+        record Spent(long wallNanos, long ehCpuNanos, long allCpuNanos) {
+        }
+
+        Spent since(Spent start) {
+            return new Spent(System.nanoTime() - start.wallNanos, ehCpuNanos.getAsLong() - start.ehCpuNanos,
+                    allCpuNanos.getAsLong() - start.allCpuNanos);
+        }
+
+        Spent now() {
+            return new Spent(System.nanoTime(), ehCpuNanos.getAsLong(), allCpuNanos.getAsLong());
+        }
+    }
+
+    /**
+     * Publishes the events with a publisher of the kind, measured from after its first publish (its connection
+     * opened) to the last id, before it closes.
+     */
+    private static Clocks.Spent publish(Kind kind, URI node, int events, Clocks clocks) {
         // No retries: a failure must show in the numbers, not be hidden by a second attempt.
         EventPublisher.Builder builder = EventPublisher.builder(node).retryPolicy(RetryPolicy.NONE)
                 .maxQueuedBytes(256L << 20);
@@ -77,6 +93,8 @@ final class PublisherRate {
             builder.maxAsyncBatch(BATCH);
         }
         try (EventPublisher publisher = builder.build()) {
+            publisher.publish(EventPublishRequest.of("publisher-rate", "connect"));
+            Clocks.Spent start = clocks.now();
             List<Long> ids = new ArrayList<>(events);
             if (kind == Kind.SEQUENTIAL) {
                 for (int i = 0; i < events; i++) {
@@ -91,12 +109,14 @@ final class PublisherRate {
                     ids.add(future.get());
                 }
             }
+            Clocks.Spent spent = clocks.since(start);
             for (int i = 1; i < ids.size(); i++) {
                 if (ids.get(i) <= ids.get(i - 1)) {
                     throw new BenchException(kind.label + ": event " + i + " got id " + ids.get(i) + " after "
                             + ids.get(i - 1));
                 }
             }
+            return spent;
         } catch (PublishException e) {
             throw new BenchException(kind.label + " failed: " + e.getMessage(), e);
         } catch (ExecutionException e) {

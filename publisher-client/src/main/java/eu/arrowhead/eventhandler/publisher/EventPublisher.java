@@ -165,7 +165,9 @@ public final class EventPublisher implements AutoCloseable {
      * server's answer. The server gives them consecutive ids, in the order of the list, with no other event in
      * between; a subscriber receives them in that order. Events without a {@code source} get the default one.
      * (In a cluster the ids increase in the order of the list but other nodes' events may lie between them, and
-     * a batch the stream took only in part is completed by the retry, with the same ids for the part it has.)
+     * a batch the stream took only in part is completed by the retry, with the same ids for the part it has. Should
+     * a leader election split the batch, an event sent again is stored after later ones of the list that found the
+     * new leader first: every event has its id, not always in the order of the list.)
      *
      * <p>The server takes at most {@code publish.max-batch-events} (1000) events and 1 MiB in one batch; a
      * larger batch is refused with {@code 400} or {@code 413}. An empty list publishes nothing and sends
@@ -434,16 +436,22 @@ public final class EventPublisher implements AutoCloseable {
          * up to this many and 1 MiB of JSON (the server's default limits); it never waits for more to come. One
          * request's round trip is then shared by many events, so a publisher whose events come faster than its
          * answers gets more of them through: most of all against a cluster, where each request waits until the
-         * stream's replicas have it. Order and ids are as without batching. What changes:
+         * stream's replicas have it. Ids increase in call order, as without batching, except in a cluster
+         * during a leader election: a batch the election splits keeps all its ids, not always their order (see
+         * {@link EventPublisher#publishBatch(List)}). What else changes:
          * <ul>
          *   <li>The events sent together are published or fail together: their futures fail with the same
          *   exception. Its {@link PublishException#idempotencyKey() key} names the batch, so
          *   {@link EventPublisher#publishBatch(List, String) publishBatch} with those events, in the order they were
          *   queued, and that key learns their ids after {@link PublishException.Kind#OUTCOME_UNKNOWN}.</li>
          *   <li>A batch is retried until the deadline of its first event.</li>
-         *   <li>A batch the server refuses for good (an event it finds invalid, say: 400) is sent again one event at
-         *   a time, so only the events it refuses fail. A server without {@code publish/batch} (an Arrowhead 4.x
-         *   Event Handler answers 404) turns batching off for this publisher.</li>
+         *   <li>Cancelling the future of an event already sent in a batch does not withdraw it.</li>
+         *   <li>A batch the server refuses at its first attempt in a way that says it stored none of it (400, 403,
+         *   408, 413, 415) is sent again one event at a time, so only the events it refuses fail. A server without
+         *   {@code publish/batch} (an Arrowhead 4.x Event Handler answers 404) turns batching off for this
+         *   publisher, and one that finds a batch too large (its {@code publish.max-batch-events} or
+         *   {@code publish.max-request-bytes} are lower) gets batches half as large from then on; each such change
+         *   is logged once at INFO.</li>
          * </ul>
          *
          * @param maxAsyncBatch 1 to 1000 (the server's default {@code publish.max-batch-events}; no more than the

@@ -39,15 +39,18 @@ final class PublishQueue {
          * Publishes events, each encoded as a JSON object, in one batch request and returns their ids, in order.
          *
          * @param startNanos when the first was queued: the batch's deadline counts from it
+         * @throws BatchRefused if the server stored none of them and may take them one at a time
          */
-        List<Long> sendBatch(List<byte[]> bodies, long startNanos) throws PublishException;
+        List<Long> sendBatch(List<byte[]> bodies, long startNanos) throws PublishException, BatchRefused;
     }
 
     private final long maxBytes;
-    private final int maxBatchEvents;
     private final Sender sender;
-    /** Set once the server showed it has no batch endpoint; read and written by the worker only. */
-    private boolean batchesRefused;
+    /**
+     * How many events one request may carry: the setting, halved whenever the server finds a batch too large, 1
+     * once it showed it has no batch endpoint. Read and written by the worker only.
+     */
+    private int maxBatchEvents;
     private final Object lock = new Object();
     /** Guarded by {@link #lock}; started by the first event. */
     private ThreadPoolExecutor thread;
@@ -134,7 +137,7 @@ final class PublishQueue {
      * {@link #submit}: the event looked at is the one taken, or the queue was emptied.
      */
     private List<Queued> batchStartingWith(Queued first) {
-        if (maxBatchEvents == 1 || batchesRefused) {
+        if (maxBatchEvents == 1) {
             return List.of(first);
         }
         BlockingQueue<Runnable> waiting;
@@ -149,8 +152,7 @@ final class PublishQueue {
             if (!(waiting.poll() instanceof Queued taken)) {
                 break;
             }
-            if (taken.future.isDone()) { // cancelled by the caller
-                taken.release();
+            if (taken.withdrawn()) {
                 continue;
             }
             batch.add(taken);
@@ -160,8 +162,8 @@ final class PublishQueue {
     }
 
     /**
-     * Publishes the events in one request. A batch the server refuses for good is sent again one event at a time,
-     * so that only the events it refuses fail; a server that has no batch endpoint gets no more batches.
+     * Publishes the events in one request. A batch the server refused without storing any of it is sent again one
+     * event at a time, so that only the events it refuses fail.
      */
     private void publishTogether(List<Queued> batch) {
         List<byte[]> bodies = new ArrayList<>(batch.size());
@@ -172,20 +174,15 @@ final class PublishQueue {
         Exception failure = null;
         try {
             ids = sender.sendBatch(bodies, batch.get(0).startNanos);
-        } catch (PublishException e) {
-            if (e.kind() == PublishException.Kind.REFUSED && !e.retryable()) {
-                if (e.statusCode() == 404 || e.statusCode() == 405) {
-                    batchesRefused = true;
-                    LOG.info("the server has no publish/batch endpoint ({}): publishAsync sends one event a request"
-                            + " from now on", e.statusCode());
-                }
-                for (Queued event : batch) {
+        } catch (BatchRefused refused) {
+            adjustTo(refused, batch.size());
+            for (Queued event : batch) {
+                if (!event.withdrawn()) {
                     event.publishAlone();
                 }
-                return;
             }
-            failure = e;
-        } catch (RuntimeException e) {
+            return;
+        } catch (PublishException | RuntimeException e) {
             failure = e;
         }
         for (Queued event : batch) {
@@ -197,6 +194,21 @@ final class PublishQueue {
             } else {
                 batch.get(i).future.completeExceptionally(failure);
             }
+        }
+    }
+
+    /** Sends smaller batches, or none, after a refusal that says the server takes no batch this large, or none. */
+    private void adjustTo(BatchRefused refused, int batchSize) {
+        int before = maxBatchEvents;
+        switch (refused.reason()) {
+            case NO_BATCH_ENDPOINT -> maxBatchEvents = 1;
+            case TOO_LARGE -> maxBatchEvents = Math.min(maxBatchEvents, Math.max(1, batchSize / 2));
+            case AN_EVENT_REFUSED -> LOG.debug("a batch of {} events was refused; sending them one at a time: {}",
+                    batchSize, refused.getMessage());
+        }
+        if (maxBatchEvents != before) {
+            LOG.info("publishAsync sends {} from now on: {}", maxBatchEvents == 1 ? "one event a request"
+                    : "at most " + maxBatchEvents + " events a request", refused.getMessage());
         }
     }
 
@@ -227,8 +239,7 @@ final class PublishQueue {
         /** Publishes the event, with those queued behind it when batching is on. */
         @Override
         public void run() {
-            if (future.isDone()) { // cancelled by the caller
-                release();
+            if (withdrawn()) {
                 return;
             }
             List<Queued> batch = batchStartingWith(this);
@@ -237,6 +248,15 @@ final class PublishQueue {
             } else {
                 publishTogether(batch);
             }
+        }
+
+        /** Whether the caller cancelled its future; its bytes are given back then. */
+        boolean withdrawn() {
+            if (future.isDone()) {
+                release();
+                return true;
+            }
+            return false;
         }
 
         /** Its bytes are given back before its future completes, so a caller may refill the queue at once. */

@@ -18,10 +18,12 @@ import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -49,8 +51,7 @@ class AsyncBatchingTest {
     void eventsQueuedBehindTheOneInFlightGoTogetherInOrder() throws Exception {
         int port = TestServer.freePort();
         try (CapturedLog retries = CapturedLog.of(Retrier.class);
-             EventPublisher publisher = EventPublisher.builder(URI.create("http://127.0.0.1:" + port))
-                     .maxAsyncBatch(100).build()) {
+             EventPublisher publisher = publisherOn(port, 100)) {
             List<CompletableFuture<Long>> futures = queueBehindAnAbsentServer(publisher, retries,
                     IntStream.range(0, 250).mapToObj(i -> EventPublishRequest.of("batched", Integer.toString(i)))
                             .toList());
@@ -75,8 +76,8 @@ class AsyncBatchingTest {
     void aBatchWithAnEventTheServerRefusesIsSentAgainOneEventAtATime() throws Exception {
         int port = TestServer.freePort();
         try (CapturedLog retries = CapturedLog.of(Retrier.class);
-             EventPublisher publisher = EventPublisher.builder(URI.create("http://127.0.0.1:" + port))
-                     .maxAsyncBatch(10).build()) {
+             CapturedLog queue = CapturedLog.of(PublishQueue.class);
+             EventPublisher publisher = publisherOn(port, 10)) {
             List<CompletableFuture<Long>> futures = queueBehindAnAbsentServer(publisher, retries, List.of(
                     EventPublishRequest.of("refusal", "first"), EventPublishRequest.of("refusal", "before"),
                     EventPublishRequest.of("bad type", "refused"), EventPublishRequest.of("refusal", "after")));
@@ -92,8 +93,45 @@ class AsyncBatchingTest {
                 long after = futures.get(3).get(WAIT.toSeconds(), TimeUnit.SECONDS);
                 assertTrue(futures.get(0).get() < before && before < after, "ids in call order");
                 assertEquals(List.of("first", "before", "after"), loggedPayloads(server, "refusal"));
+                assertTrue(queue.contains("a batch of 3 events was refused; sending them one at a time"),
+                        "the three queued events were sent as a batch first: " + queue.messages);
             }
         }
+    }
+
+    @Test
+    void aServerWithLowerLimitsGetsSmallerBatches() throws Exception {
+        int port = TestServer.freePort();
+        try (CapturedLog retries = CapturedLog.of(Retrier.class);
+             CapturedLog queue = CapturedLog.of(PublishQueue.class);
+             EventPublisher publisher = publisherOn(port, 100)) {
+            List<CompletableFuture<Long>> futures = queueBehindAnAbsentServer(publisher, retries,
+                    IntStream.range(0, 20).mapToObj(i -> EventPublishRequest.of("limited", Integer.toString(i)))
+                            .toList());
+            try (TestServer server = startWithLog(port, directory, "publish.max-batch-events", "5")) {
+                for (CompletableFuture<Long> future : futures) {
+                    future.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+                }
+                assertEquals(IntStream.range(0, 20).mapToObj(Integer::toString).toList(),
+                        loggedPayloads(server, "limited"), "every event in the log once, in order");
+                assertTrue(queue.contains("publishAsync sends at most 9 events a request from now on"),
+                        "the batch of 19 was refused, and the limit halved: " + queue.messages);
+            }
+        }
+    }
+
+    @Test
+    void queuedEventsJoinedIntoABatchAreTheBytesOfTheBatchEncodedWhole() throws Exception {
+        // An Idempotency-Key's fingerprint is taken of the body: publishBatch(events, key) after an unknown outcome
+        // must send the very bytes the queue sent.
+        List<EventPublishRequest> events = List.of(EventPublishRequest.of("a", "1"),
+                new EventPublishRequest("b", "two \"quoted\" é", Map.of("k", "v"), null, null));
+        List<byte[]> one = new ArrayList<>();
+        for (EventPublishRequest event : events) {
+            one.add(Transport.encode(NodePublisher.PUBLISH, event));
+        }
+        assertEquals(new String(Transport.encode(NodePublisher.BATCH, events), StandardCharsets.UTF_8),
+                new String(NodePublisher.jsonArray(one), StandardCharsets.UTF_8));
     }
 
     @Test
@@ -110,6 +148,10 @@ class AsyncBatchingTest {
             assertEquals(1, server.batchRequests.get(), "one batch tried, and refused with 404");
             assertEquals(10, server.publishRequests.get(), "each event sent alone");
         }
+    }
+
+    private static EventPublisher publisherOn(int port, int maxAsyncBatch) {
+        return EventPublisher.builder(URI.create("http://127.0.0.1:" + port)).maxAsyncBatch(maxAsyncBatch).build();
     }
 
     /**
