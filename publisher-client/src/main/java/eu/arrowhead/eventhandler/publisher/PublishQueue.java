@@ -137,9 +137,6 @@ final class PublishQueue {
      * {@link #submit}: the event looked at is the one taken, or the queue was emptied.
      */
     private List<Queued> batchStartingWith(Queued first) {
-        if (maxBatchEvents == 1) {
-            return List.of(first);
-        }
         BlockingQueue<Runnable> waiting;
         synchronized (lock) {
             waiting = thread.getQueue();
@@ -240,6 +237,10 @@ final class PublishQueue {
         @Override
         public void run() {
             if (withdrawn()) {
+                return;
+            }
+            if (maxBatchEvents == 1) { // the default: nothing to gather
+                publishAlone();
                 return;
             }
             List<Queued> batch = batchStartingWith(this);
