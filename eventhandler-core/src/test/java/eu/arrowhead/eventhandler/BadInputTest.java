@@ -9,6 +9,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import eu.arrowhead.eventhandler.testing.RawHttp;
+import eu.arrowhead.eventhandler.testing.LoggedLines;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -277,7 +278,7 @@ class BadInputTest {
         } finally {
             root.detachAppender(log);
         }
-        for (ILoggingEvent event : log.list) {
+        for (ILoggingEvent event : LoggedLines.of(log)) {
             assertTrue(event.getLevel().toInt() < Level.WARN_INT && event.getThrowableProxy() == null,
                     "logged " + event.getLevel() + ": " + event.getFormattedMessage());
         }

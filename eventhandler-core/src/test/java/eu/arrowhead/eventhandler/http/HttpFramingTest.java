@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.RawHttp;
 import eu.arrowhead.eventhandler.testing.RawSubscriber;
+import eu.arrowhead.eventhandler.testing.LoggedLines;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -58,7 +59,7 @@ class HttpFramingTest {
     @AfterEach
     void nothingLoudWasLoggedAndNothingPublished() {
         root().detachAppender(log);
-        for (ILoggingEvent event : log.list) {
+        for (ILoggingEvent event : LoggedLines.of(log)) {
             assertTrue(event.getLevel().toInt() < Level.WARN_INT && event.getThrowableProxy() == null,
                     "logged " + event.getLevel() + ": " + event.getFormattedMessage());
         }
