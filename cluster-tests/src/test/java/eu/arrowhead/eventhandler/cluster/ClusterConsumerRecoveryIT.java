@@ -12,17 +12,21 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.nats.client.api.ConsumerInfo;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
@@ -48,10 +52,18 @@ class ClusterConsumerRecoveryIT {
     /** The subscribers' read timeout: 3 heartbeats of the nodes' {@code sse.heartbeat-seconds=1}. */
     private static final Duration SILENCE = Duration.ofSeconds(3);
     private static final Duration FROZEN = Duration.ofSeconds(20);
+    /** The push cursor's acknowledgement wait: {@code push.connect-timeout-seconds} + response timeout + 5 s. */
+    private static final Duration ACK_WAIT = Duration.ofSeconds(1 + 10 + 5);
+    /** How soon after the SIGSTOP a POST the frozen node had sent may still reach the subscriber. */
+    private static final Duration IN_FLIGHT = Duration.ofSeconds(1);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     Path directory;
+    /** Asks JetStream with a short timeout. */
+    private JetStreamManagement quick;
+    /** The push subscription's cursor. */
+    private String cursor;
 
     /** Publishes one event every 100 ms and keeps when each was sent and which id it got. */
     private static final class Publisher implements AutoCloseable {
@@ -123,9 +135,9 @@ class ClusterConsumerRecoveryIT {
                     .POST(HttpRequest.BodyPublishers.ofString(target.subscription("recovering", TYPE))).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, subscribed.statusCode(), subscribed.body());
-            JetStreamManagement quick = nats.jetStreamManagement(JetStreamOptions.builder()
+            quick = nats.jetStreamManagement(JetStreamOptions.builder()
                     .requestTimeout(Duration.ofMillis(500)).build());
-            String cursor = quick.getConsumerNames(ProcessCluster.STREAM).stream()
+            cursor = quick.getConsumerNames(ProcessCluster.STREAM).stream()
                     .filter(name -> name.startsWith("eventhandler-push-")).findFirst().orElseThrow();
 
             List<ReceivedIds> received = new ArrayList<>();
@@ -168,7 +180,9 @@ class ClusterConsumerRecoveryIT {
      * {@link #SILENCE}; push goes on from the other nodes, at the latest once the event the frozen node held has
      * waited out the acknowledgement wait (1 + 10 + 5 s here: shorter than the freeze,
      * longer than an election after a kill). Then SIGCONT: nothing lost, nothing twice over SSE,
-     * and push repeats nothing it need not.
+     * and push repeats nothing it need not: only an event whose POST the subscriber had answered when the node
+     * froze, before the node could acknowledge it, comes again once its acknowledgement wait has passed (at least
+     * once).
      */
     private void freeze(ProcessCluster cluster, Publisher publisher, List<ReceivedIds> received, PushTarget target)
             throws Exception {
@@ -181,9 +195,8 @@ class ClusterConsumerRecoveryIT {
             LOG.warn("SIGSTOP of node 1: {} acknowledged {} ms after the freeze, delivered by the 3 SSE subscribers"
                     + " and push {} ms after that", next, (from - frozenAt) / 1_000_000,
                     took.stream().map(at -> (at - from) / 1_000_000).toList());
-            Duration ackWait = Duration.ofSeconds(1 + 10 + 5);
             for (long at : took) {
-                assertTrue(at - from <= ackWait.plus(RESUMED_WITHIN).toNanos(), () -> "SIGSTOP of node 1: a"
+                assertTrue(at - from <= ACK_WAIT.plus(RESUMED_WITHIN).toNanos(), () -> "SIGSTOP of node 1: a"
                         + " subscriber received " + next + " only " + (at - from) / 1_000_000 + " ms after it was"
                         + " acknowledged");
             }
@@ -196,9 +209,30 @@ class ClusterConsumerRecoveryIT {
         String after = publisher.firstSentAfter(System.nanoTime());
         awaitEverywhere(received, target, after, WAIT);
         List<String> pushed = target.payloads();
+        Set<String> inFlight = new HashSet<>();
+        for (String twice : duplicates(pushed)) {
+            List<Long> at = target.arrivals(twice);
+            LOG.warn("SIGSTOP of node 1: {} pushed {} times, {} ms after the freeze", twice, at.size(),
+                    at.stream().map(nanos -> (nanos - frozenAt) / 1_000_000).toList());
+            if (at.size() == 2 && at.get(0) - frozenAt < IN_FLIGHT.toNanos()
+                    && at.get(1) - at.get(0) > ACK_WAIT.minus(IN_FLIGHT).toNanos()) {
+                inFlight.add(twice);
+            }
+        }
         LOG.warn("SIGSTOP of node 1 for {} s: {} events pushed, {} of them twice", FROZEN.toSeconds(), pushed.size(),
                 pushed.size() - new LinkedHashSet<>(pushed).size());
-        assertEverythingOnceInOrder("SIGSTOP of node 1", publisher, received, target);
+        assertEverythingOnceInOrder("SIGSTOP of node 1", publisher, received, target, inFlight);
+    }
+
+    private static Set<String> duplicates(List<String> payloads) {
+        Set<String> seen = new HashSet<>();
+        Set<String> twice = new LinkedHashSet<>();
+        for (String payload : payloads) {
+            if (!seen.add(payload)) {
+                twice.add(payload);
+            }
+        }
+        return twice;
     }
 
     /** Whether a JetStream question is answered now. */
@@ -217,38 +251,48 @@ class ClusterConsumerRecoveryIT {
     /**
      * SIGKILL of NATS server {@code server}; waits until {@code leaderBack}, asserts that every subscriber received
      * the first event sent after that within {@link #RESUMED_WITHIN}, restarts the server, and checks what
-     * everyone received so far.
+     * everyone received so far. One exception, which docs/cluster.md states: an event the push cursor handed out
+     * as the server died can be lost on its way to a node (its pull went through that server); the cursor holds it
+     * until its acknowledgement wait has passed and then gives it to another node, so push may take
+     * {@link #ACK_WAIT} longer. The cursor shows it: one event in flight since before the kill.
      */
     private void fault(String what, ProcessCluster cluster, int server, Publisher publisher,
                        List<ReceivedIds> received, PushTarget target, BooleanSupplier leaderBack) throws Exception {
         long faultAt = System.nanoTime();
+        Instant killedAt = Instant.now();
         cluster.nats().kill(server);
         Await.until("JetStream to have its leaders again after the " + what, WAIT, leaderBack);
         long backAt = System.nanoTime();
+        boolean pushHeld = heldSinceBefore(killedAt);
         String next = publisher.firstSentAfter(backAt);
         long from = Math.max(backAt, publisher.ackedNanos.get(next));
         List<Long> took = awaitEverywhere(received, target, next, WAIT);
-        LOG.warn("{}: leaders back {} ms after it; {} delivered by the 3 SSE nodes and push {} ms after that",
+        LOG.warn("{}: leaders back {} ms after it; {} delivered by the 3 SSE nodes and push {} ms after that{}",
                 what, (backAt - faultAt) / 1_000_000, next,
-                took.stream().map(at -> (at - from) / 1_000_000).toList());
-        for (long at : took) {
-            assertTrue(at - from <= RESUMED_WITHIN.toNanos(), () -> what + ": a subscriber received " + next
-                    + " only " + (at - from) / 1_000_000 + " ms after the leaders were back and it was acknowledged;"
-                    + " the nodes' warnings:\n" + warnings(cluster));
+                took.stream().map(at -> (at - from) / 1_000_000).toList(),
+                pushHeld ? " (the push cursor held an event handed out before the kill)" : "");
+        for (int i = 0; i < took.size(); i++) {
+            long at = took.get(i);
+            boolean push = i == received.size();
+            String who = push ? "the push subscriber" : "the SSE subscriber of node " + i;
+            Duration within = push && pushHeld ? ACK_WAIT.plus(RESUMED_WITHIN) : RESUMED_WITHIN;
+            assertTrue(at - from <= within.toNanos(), () -> what + ": " + who + " received " + next
+                    + " only " + (at - from) / 1_000_000 + " ms after the leaders were back (" + (backAt - faultAt)
+                    / 1_000_000 + " ms after the kill) and it was acknowledged; the nodes logged:\n"
+                    + cluster.clusterLog());
         }
         cluster.nats().startServer(server);
         cluster.nats().awaitJetStream(WAIT);
-        assertEverythingOnceInOrder(what, publisher, received, target);
+        assertEverythingOnceInOrder(what, publisher, received, target, Set.of());
     }
 
-    private static String warnings(ProcessCluster cluster) {
-        StringBuilder lines = new StringBuilder();
-        for (int i = 0; i < 3; i++) {
-            int node = i;
-            cluster.node(i).output().lines().filter(line -> line.contains("WARN"))
-                    .forEach(line -> lines.append("node-").append(node).append(": ").append(line).append('\n'));
-        }
-        return lines.toString();
+    /** Whether the push cursor, once it answers, has an event in flight that it handed out before {@code time}. */
+    private boolean heldSinceBefore(Instant time) throws InterruptedException {
+        ConsumerInfo[] info = new ConsumerInfo[1];
+        Await.until("the push cursor to answer", WAIT,
+                () -> answers(() -> (info[0] = quick.getConsumerInfo(ProcessCluster.STREAM, cursor)) != null));
+        ZonedDateTime handedOut = info[0].getDelivered().getLastActive();
+        return info[0].getNumAckPending() > 0 && handedOut != null && handedOut.toInstant().isBefore(time);
     }
 
     /** Waits until every SSE subscriber and the push target have {@code payload}; when each had it (nanos). */
@@ -264,8 +308,10 @@ class ClusterConsumerRecoveryIT {
         return at;
     }
 
+    /** {@code mayRepeat}: the events push may have sent twice, and only those. */
     private static void assertEverythingOnceInOrder(String what, Publisher publisher, List<ReceivedIds> received,
-                                                    PushTarget target) throws InterruptedException {
+                                                    PushTarget target, Set<String> mayRepeat)
+            throws InterruptedException {
         List<String> acknowledged = List.copyOf(publisher.acknowledged);
         // A refused publish is the publishers' failover's business (ClusterFailoverIT); here it is only said.
         publisher.failures.forEach(e -> LOG.warn("{}: a publish failed: {}", what, e.getMessage()));
@@ -278,8 +324,10 @@ class ClusterConsumerRecoveryIT {
         }
         List<String> pushed = target.payloads();
         List<String> upToLast = pushed.subList(0, pushed.indexOf(last) + 1);
-        assertEquals(upToLast.size(), new LinkedHashSet<>(upToLast).size(), what + ": pushed twice");
-        assertEquals(acknowledged, upToLast.stream().filter(new HashSet<>(acknowledged)::contains).toList(),
-                what + ": lost or reordered by push");
+        Set<String> twice = duplicates(upToLast);
+        twice.removeAll(mayRepeat);
+        assertEquals(Set.of(), twice, what + ": pushed twice");
+        assertEquals(acknowledged, upToLast.stream().distinct().filter(new HashSet<>(acknowledged)::contains)
+                .toList(), what + ": lost or reordered by push");
     }
 }

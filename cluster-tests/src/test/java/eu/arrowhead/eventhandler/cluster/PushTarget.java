@@ -13,7 +13,7 @@ import java.util.concurrent.Executors;
 
 /**
  * An Arrowhead 4.x push subscriber that can go down (its port closed: connections refused) and come back on the
- * same port. Keeps the payloads it received, in order.
+ * same port. Keeps the payloads it received, in order, and when each came.
  */
 final class PushTarget implements AutoCloseable {
     static final String NOTIFY_PATH = "/notify";
@@ -21,6 +21,8 @@ final class PushTarget implements AutoCloseable {
 
     private final int port;
     private final List<String> payloads = new ArrayList<>();
+    /** When each of {@link #payloads} came (nanos). */
+    private final List<Long> arrivals = new ArrayList<>();
     private HttpServer server;
 
     PushTarget() {
@@ -37,6 +39,7 @@ final class PushTarget implements AutoCloseable {
                     String payload = JSON.readTree(in.readAllBytes()).get("payload").asText();
                     synchronized (this) {
                         payloads.add(payload);
+                        arrivals.add(System.nanoTime());
                     }
                 }
                 exchange.sendResponseHeaders(200, -1);
@@ -67,6 +70,17 @@ final class PushTarget implements AutoCloseable {
 
     synchronized List<String> payloads() {
         return List.copyOf(payloads);
+    }
+
+    /** When each copy of {@code payload} came (nanos), in order. */
+    synchronized List<Long> arrivals(String payload) {
+        List<Long> at = new ArrayList<>();
+        for (int i = 0; i < payloads.size(); i++) {
+            if (payloads.get(i).equals(payload)) {
+                at.add(arrivals.get(i));
+            }
+        }
+        return at;
     }
 
     @Override

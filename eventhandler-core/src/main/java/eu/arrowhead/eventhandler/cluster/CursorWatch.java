@@ -15,9 +15,16 @@ import org.slf4j.LoggerFactory;
  * server dies or the cursor's leadership moves, the pull is gone, the cursor shows events pending, none in flight
  * and no pull waiting, and nothing tells the nodes: the client library asks again only at its heartbeat alarm,
  * measured at about 90 s. Once a second this asks each cursor of this node that may have work (the stream grew
- * since it was last seen idle, or it had events pending) how it stands; one seen stalled for {@link #STALL} is
- * pulled again ({@link PushCursor#pullAgain}). The question goes to the cursor's leader, with a short timeout
- * so that a dead leader does not hold the other cursors' checks.
+ * since it was last seen idle, or it had events pending) how it stands, and pulls again
+ * ({@link PushCursor#pullAgain}) when
+ * <ul>
+ *   <li>its leader moved since the last look: the pulls waited on the old leader. Waiting for the stall instead
+ *       held a subscriber's events 3-4 s after JetStream had its leaders back (ClusterConsumerRecoveryIT);</li>
+ *   <li>this node's last pull could not be opened (the cursor had no leader then);</li>
+ *   <li>it is seen stalled for {@link #STALL}: events pending, none in flight, no pull open anywhere.</li>
+ * </ul>
+ * The question goes to the cursor's leader, with a short timeout so that a dead leader does not hold the other
+ * cursors' checks.
  */
 final class CursorWatch {
     private static final Logger LOG = LoggerFactory.getLogger(CursorWatch.class);
@@ -35,6 +42,8 @@ final class CursorWatch {
         long idleAt = -1;
         /** Since when it is seen stalled; 0 while it is not. */
         long stalledSinceNanos;
+        /** The server that led the cursor at the last look; null before one answered. */
+        String leader;
     }
 
     /** @param management asks with a short timeout (a fraction of {@code cluster.timeout-seconds}) */
@@ -64,8 +73,12 @@ final class CursorWatch {
             if (seen.stalledSinceNanos == 0 && seen.idleAt >= streamLastId) {
                 return; // nothing published since it was idle: nothing to pull
             }
-            if (!cursor.pulling()) {
+            if (!cursor.shouldPull()) {
                 seen.stalledSinceNanos = 0; // paused, or between topics: not this watch's business
+                return;
+            }
+            if (!cursor.pulling()) {
+                cursor.pullAgain(); // its last try failed
                 return;
             }
             ConsumerInfo info;
@@ -73,6 +86,11 @@ final class CursorWatch {
                 info = management.getConsumerInfo(stream, cursor.name());
             } catch (IOException | JetStreamApiException e) {
                 return; // no leader to answer now: asked again in a second
+            }
+            if (leaderMoved(seen, info)) {
+                seen.stalledSinceNanos = 0;
+                cursor.pullAgain();
+                return;
             }
             if (info.getNumPending() == 0 && info.getNumAckPending() == 0) {
                 seen.idleAt = streamLastId;
@@ -92,5 +110,19 @@ final class CursorWatch {
                 cursor.pullAgain();
             }
         });
+    }
+
+    private static boolean leaderMoved(Seen seen, ConsumerInfo info) {
+        String leader = info.getClusterInfo() == null ? null : info.getClusterInfo().getLeader();
+        if (leader == null) {
+            return false;
+        }
+        String former = seen.leader;
+        seen.leader = leader;
+        if (former == null || former.equals(leader)) {
+            return false;
+        }
+        LOG.debug("push cursor {}'s leader moved from {} to {}; pulling again", info.getName(), former, leader);
+        return true;
     }
 }

@@ -202,6 +202,11 @@ final class PushCursor implements PushDelivery {
         return consumer != null;
     }
 
+    /** Whether this node should pull from the cursor: it follows a topic and is not paused. */
+    synchronized boolean shouldPull() {
+        return cursor != null && pausedBecause == null;
+    }
+
     /** The topic it follows now, or {@code null}. */
     synchronized String topic() {
         return topicKey;
