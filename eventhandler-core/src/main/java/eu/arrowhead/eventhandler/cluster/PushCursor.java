@@ -153,7 +153,7 @@ final class PushCursor implements PushDelivery {
             pullUnlessPaused();
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             LOG.warn("push subscription {} was resumed, but this node cannot pull from its cursor now ({}); it tries"
-                    + " again within a second, and the other nodes deliver meanwhile", subscriptionId, e.toString());
+                    + " again within a second of the next event, and the other nodes deliver meanwhile", subscriptionId, e.toString());
         }
     }
 
@@ -172,7 +172,7 @@ final class PushCursor implements PushDelivery {
      * more, and ends with its pull.
      */
     synchronized void pullAgain() {
-        if (cursor == null || pausedBecause != null) {
+        if (!shouldPull()) {
             return;
         }
         if (consumer != null) {
@@ -182,7 +182,7 @@ final class PushCursor implements PushDelivery {
         try {
             pullUnlessPaused();
         } catch (IOException | JetStreamApiException | RuntimeException e) {
-            // A closing connection; CursorWatch tries again within a second.
+            // A closing connection; CursorWatch tries again within a second of the next event.
             LOG.debug("push subscription {} cannot pull from its cursor yet: {}", subscriptionId, e.toString());
         }
     }
