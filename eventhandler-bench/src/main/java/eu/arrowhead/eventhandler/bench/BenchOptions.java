@@ -76,10 +76,11 @@ record BenchOptions(List<Scenario> scenarios, Map<Scenario, Integer> counts, URI
               cluster  cluster mode (issue 14), as processes, beside single-node mode: latency of A and B
                      (N (5000) events; B with 6 subscribers) on one node, then on 3 nodes over 3 clustered
                      nats-server processes (replicas 3) with the subscribers on the publisher's node and on
-                     another; then fan-out capacity, 1 node against 3, each held to --cpu-quota (0.25) core by
-                     a cgroup (needs root), --subscribers (90) spread evenly, one publisher at a fixed pace,
-                     its events to each node in turn, raised by half every --step-seconds (5) until the p99
-                     passes 50 ms twice
+                     another; then fan-out capacity, 1 node against 3, warmed up under that load until their
+                     JIT is nearly idle, then each held to --cpu-quota (0.25) core by a cgroup (needs root),
+                     --subscribers (90) spread evenly, one publisher at a fixed pace, its events to each node
+                     in turn, raised by half every --step-seconds (5) until the p99 passes 50 ms twice, then
+                     narrowed down to within 5% of the limit
               secure-push  issue 27's push criterion: N (10000) events at 200/s to 5 push subscribers, the
                      server as a process in secure mode (mutual TLS, certificates made with keytool for the run:
                      subscribers that require the server's client certificate and subscribe with their own, a

@@ -7,6 +7,7 @@ import java.math.RoundingMode;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,12 +23,13 @@ import java.util.Map;
  *       with 3 replicas), with the subscribers on the publisher's node and on another node.</li>
  *   <li>One publisher's rate ({@link PublisherRate}) on the single node and on the cluster's first node.</li>
  *   <li>Fan-out capacity: 1 node against 3, each node held to {@code --cpu-quota} of a core by a cgroup (NATS
- *       is not held), {@code --subscribers} SSE subscribers spread evenly over the nodes and one publisher at a
- *       fixed pace, its events to each node in turn, raised by half each step of {@code --step-seconds} until the
- *       p99 passes {@value #P99_LIMIT_MS} ms or an event is lost, twice at the same pace: the last pace that
- *       held, in deliveries per second. Few subscribers per node keep each event's burst of writes short: a node
- *       that spends its quota on one event waits for the next period, and 300 writes at 0.25 core broke the p99
- *       at any pace.</li>
+ *       is not held, and each node is first warmed up under this load until its JIT compilers are nearly idle),
+ *       {@code --subscribers} SSE subscribers spread evenly over the nodes and one publisher at a fixed pace,
+ *       its events to each node in turn, raised by half each step of {@code --step-seconds} until the p99 passes
+ *       {@value #P99_LIMIT_MS} ms or an event is lost, twice at the same pace: the last pace that held, in
+ *       deliveries per second. Few subscribers per node keep each event's burst of writes short: a node that
+ *       spends its quota on one event waits for the next period, and 300 writes at 0.25 core broke the p99 at
+ *       any pace.</li>
  * </ul>
  * CPU is utime + stime from {@code /proc/PID/stat} of the Event Handler processes and, in the cluster's rows, of
  * the NATS servers too, each given per event.
@@ -39,12 +41,19 @@ final class ClusterScenario {
     /** A pace is given a second try before it counts as not held: one burst of a cgroup's throttling is noise. */
     private static final int TRIES = 2;
     private static final int MAX_RATE = 50_000;
+    /** The capacity search ends when the last pace that held is this close to the first that did not. */
+    private static final int CAPACITY_PRECISION_PERCENT = 5;
+    /** Events of one round of the capacity warm-up. */
+    private static final int CAPACITY_WARM_UP_EVENTS = 3_000;
+    /** A round of the capacity warm-up after which a node compiled at most this many methods ends it. */
+    private static final int QUIET_COMPILES_PER_ROUND = 20;
+    private static final Duration CAPACITY_WARM_UP_LIMIT = Duration.ofMinutes(3);
     private static final List<String> LATENCY_COLUMNS = List.of("row", "set-up", "subscribers", "events",
             "deliveries", "lost", "duplicated", "out-of-order", "wrong-id", "p50 ms", "p99 ms", "max ms", "publish/s",
             "EH CPU us/event", "EH+NATS CPU us/event", "wall s");
     private static final List<String> CAPACITY_COLUMNS = List.of("nodes", "events/s asked", "subscribers",
             "deliveries/s", "lost", "duplicated", "out-of-order", "p50 ms", "p99 ms", "max ms", "held",
-            "EH CPU us/delivery");
+            "EH CPU us/delivery", "machine busy %");
     private static final List<String> SUMMARY_COLUMNS = List.of("measure", "value", "target", "met");
 
     private ClusterScenario() {
@@ -77,7 +86,7 @@ final class ClusterScenario {
                     publisherRates);
         }
         System.err.println("bench: cluster: 3 nodes, 3 NATS servers, stream with 3 replicas");
-        try (Cluster three = Cluster.start(options, prefix, 3, 0)) {
+        try (Cluster three = Cluster.start(options, prefix, 3, null)) {
             latencyRows("cluster, same node", List.of(three.uris.get(0)), List.of(three.uris.get(0)), three.nodes,
                     three.nats, events, latency, failures, p50s);
             latencyRows("cluster, across nodes", List.of(three.uris.get(0)), List.of(three.uris.get(2)), three.nodes,
@@ -90,7 +99,7 @@ final class ClusterScenario {
         for (int nodes : List.of(1, 3)) {
             System.err.println("bench: cluster: fan-out capacity with " + nodes + " node(s) at " + cluster.cpuQuota()
                     + " core each, " + cluster.subscribers() + " subscribers");
-            try (Cluster c = Cluster.start(options, prefix, nodes, cluster.cpuQuota())) {
+            try (Cluster c = Cluster.start(options, prefix, nodes, cluster)) {
                 held.put(nodes, capacity(c, cluster, capacity));
             }
         }
@@ -124,12 +133,40 @@ final class ClusterScenario {
         }
     }
 
-    /** Raises the pace until it no longer holds; returns the deliveries per second of the last that did. */
+    /**
+     * Raises the pace by half until one does not hold, then halves the interval between the last pace that held
+     * and the first that did not until it is within {@value #CAPACITY_PRECISION_PERCENT}% of the latter; returns
+     * the deliveries per second of the fastest pace that held. Steps of half alone left the true limit anywhere
+     * within a factor of 1.5 (3 nodes held 337 events/s and not 505), more than the target's margin.
+     */
     private static long capacity(Cluster cluster, BenchOptions.ClusterOptions options, List<List<Object>> rows) {
+        int held = 0;
+        int failed = 0;
+        int rate = FIRST_RATE;
+        while (rate <= MAX_RATE) {
+            if (holds(cluster, options, rate, rows)) {
+                held = rate;
+            } else {
+                failed = rate;
+            }
+            if (failed == 0) {
+                rate = rate * 3 / 2;
+                continue;
+            }
+            int between = (held + failed) / 2;
+            if ((failed - held) * 100L <= (long) failed * CAPACITY_PRECISION_PERCENT || between == held) {
+                break;
+            }
+            rate = between;
+        }
+        return (long) held * options.subscribers();
+    }
+
+    /** Whether the pace holds, at its first or second try; a row for each try. */
+    private static boolean holds(Cluster cluster, BenchOptions.ClusterOptions options, int rate,
+                                 List<List<Object>> rows) {
         int nodes = cluster.uris.size();
-        long heldDeliveries = 0;
-        int tries = 0;
-        for (int rate = FIRST_RATE; rate <= MAX_RATE; ) {
+        for (int tries = 1; ; tries++) {
             // One paced publisher whose events go to each node in turn.
             Shape shape = new Shape("capacity-" + nodes + "-nodes-" + rate, 1, options.subscribers(),
                     rate * options.stepSeconds(), 0, rate);
@@ -138,24 +175,19 @@ final class ClusterScenario {
                     new NodeEnds(new RawHttpEnds(false), cluster.uris, cluster.uris), reading::snapshot).run();
             DeliveryLog.Outcome outcome = loop.outcome();
             LatencyStats stats = LatencyStats.of(outcome.latencyNanos());
-            long deliveries = (long) rate * options.subscribers();
             boolean holds = outcome.clean() && stats.p99() != null
                     && stats.p99().compareTo(BigDecimal.valueOf(P99_LIMIT_MS)) < 0;
-            rows.add(Arrays.asList(nodes, rate, options.subscribers(), deliveries, outcome.lost(),
-                    outcome.duplicated(), outcome.outOfOrder(), stats.p50(), stats.p99(), stats.max(),
-                    holds ? "yes" : "no", reading.ehMicrosPerEvent(outcome.events())));
+            rows.add(Arrays.asList(nodes, rate, options.subscribers(), (long) rate * options.subscribers(),
+                    outcome.lost(), outcome.duplicated(), outcome.outOfOrder(), stats.p50(), stats.p99(),
+                    stats.max(), holds ? "yes" : "no", reading.ehMicrosPerEvent(outcome.events()),
+                    reading.machineBusyPercent()));
             System.err.println("bench: " + nodes + " node(s), " + rate + " events/s to "
                     + options.subscribers() + " subscribers: p99 " + stats.p99() + " ms, " + outcome.problems()
-                    + (holds ? "" : tries + 1 >= TRIES ? ": the limit" : ": trying this pace once more"));
-            if (holds) {
-                heldDeliveries = deliveries;
-                tries = 0;
-                rate = rate * 3 / 2;
-            } else if (++tries >= TRIES) {
-                break;
+                    + (holds ? "" : tries < TRIES ? ": trying this pace once more" : ": does not hold"));
+            if (holds || tries >= TRIES) {
+                return holds;
             }
         }
-        return heldDeliveries;
     }
 
     private static ResultTable summary(Map<String, BigDecimal> p50s, List<BigDecimal> singleRates,
@@ -209,6 +241,7 @@ final class ClusterScenario {
         private final Processes eh;
         private final Processes nats;
         private final List<Long> ehNanos = new ArrayList<>();
+        private final List<MachineCpu> machine = new ArrayList<>();
 
         Reading(Processes eh, Processes nats) {
             this.eh = eh;
@@ -218,7 +251,14 @@ final class ClusterScenario {
         ResourceSnapshot snapshot() {
             long ours = eh.cpuNanos();
             ehNanos.add(ours);
+            machine.add(MachineCpu.read());
             return new ResourceSnapshot(null, null, null, null, ours + nats.cpuNanos());
+        }
+
+        /** How busy all of the machine's cores were between the last two snapshots. */
+        BigDecimal machineBusyPercent() {
+            return machine.size() < 2 ? null
+                    : machine.get(machine.size() - 1).busyPercentSince(machine.get(machine.size() - 2));
         }
 
         BigDecimal ehMicrosPerEvent(long count) {
@@ -245,7 +285,12 @@ final class ClusterScenario {
             this.natsServers = natsServers;
         }
 
-        static Cluster start(BenchOptions options, String prefix, int nodeCount, double cpuQuota) {
+        /**
+         * Starts the NATS servers and the nodes, and warms each node up. With {@code capacity}, the nodes are then
+         * warmed up under the capacity rows' load and held to its quota.
+         */
+        static Cluster start(BenchOptions options, String prefix, int nodeCount,
+                             BenchOptions.ClusterOptions capacity) {
             TempDirectory directory = TempDirectory.create("eventhandler-bench-cluster-");
             Cluster cluster = null;
             try {
@@ -264,14 +309,18 @@ final class ClusterScenario {
                     cluster.uris.add(server.baseUri());
                     pids.add(server.pid());
                 }
-                for (int i = 0; i < nodeCount; i++) {
-                    JitWarmUp.run(cluster.uris.get(i), options.warmUp());
-                    if (cpuQuota > 0) {
-                        cluster.quotas.add(CpuQuota.hold("eventhandler-bench-node-" + i, pids.get(i), cpuQuota));
-                    }
-                }
                 cluster.nodes = new Processes(pids);
                 cluster.nats = new Processes(cluster.natsServers.pids());
+                for (int i = 0; i < nodeCount; i++) {
+                    JitWarmUp.run(cluster.uris.get(i), options.warmUp());
+                }
+                if (capacity != null) {
+                    cluster.warmUpForCapacity(capacity.subscribers());
+                    for (int i = 0; i < nodeCount; i++) {
+                        cluster.quotas.add(CpuQuota.hold("eventhandler-bench-node-" + i, pids.get(i),
+                                capacity.cpuQuota()));
+                    }
+                }
                 return cluster;
             } catch (IOException | RuntimeException e) {
                 if (cluster != null) {
@@ -281,6 +330,38 @@ final class ClusterScenario {
                 }
                 throw e instanceof RuntimeException runtime ? runtime
                         : new BenchException("cannot set up the cluster's directories: " + e, e);
+            }
+        }
+
+        /**
+         * Publishes as the capacity rows do (their subscribers spread over the nodes, the events to each node in
+         * turn), unpaced and before any quota, until a round leaves the nodes' JIT compilers almost idle. The
+         * general warm-up does not reach the code of a node writing each event to dozens of subscribers: in the
+         * first runs the nodes compiled some 900 methods (1 node) and 2 500 (each of 3 nodes) in 40 s of the
+         * capacity rows, and their compiler threads took 40-56% of each node's quota, at random moments, which
+         * turned a pace's p99 into a lottery (1 node failed 20 events/s once and then held 150).
+         */
+        private void warmUpForCapacity(int subscribers) {
+            Deadline deadline = Deadline.in(CAPACITY_WARM_UP_LIMIT, "the capacity warm-up");
+            long compiled = JitActivity.totalCompiles(nodes.pids());
+            for (int round = 1; ; round++) {
+                PublishLoop.Result loop = new PublishLoop(
+                        Shape.of("capacity-warm-up-" + round, 1, subscribers, CAPACITY_WARM_UP_EVENTS),
+                        uris.get(0), new NodeEnds(new RawHttpEnds(false), uris, uris),
+                        () -> ResourceSnapshot.UNKNOWN).run();
+                long now = JitActivity.totalCompiles(nodes.pids());
+                long perNode = (now - compiled) / uris.size();
+                compiled = now;
+                System.err.println("bench: capacity warm-up round " + round + ": " + loop.events()
+                        + " events, " + perNode + " methods compiled per node");
+                if (perNode <= QUIET_COMPILES_PER_ROUND) {
+                    return;
+                }
+                if (deadline.passed()) {
+                    System.err.println("bench: the nodes still compile after " + CAPACITY_WARM_UP_LIMIT.toSeconds()
+                            + " s of warm-up; measuring anyway");
+                    return;
+                }
             }
         }
 
