@@ -304,7 +304,7 @@ public final class ClusterNode implements AutoCloseable {
                     pullsNeedRestart = false;
                     cursors.pullAllAgain();
                 }
-                cursors.check(hub.lastId());
+                cursors.check(Math.max(hub.lastId(), feedWatch.streamLastId()));
             }
             if (feedNeedsRestart) {
                 restartFeed();

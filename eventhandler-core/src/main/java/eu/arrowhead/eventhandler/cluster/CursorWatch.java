@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  *       held a subscriber's events 3-4 s after JetStream had its leaders back (ClusterConsumerRecoveryIT);</li>
  *   <li>this node's last pull could not be opened (its connection was closing, or the cursor could not be set up
  *       again when the subscription followed its topic);</li>
- *   <li>it is seen stalled for {@link #STALL}: events pending, none in flight, no pull open anywhere.</li>
+ *   <li>it is seen stalled at two looks in a row (a second apart): events pending, none in flight, no pull open
+ *       anywhere. One look could fall between an event's acknowledgement and the pull that follows it. Waiting
+ *       2 s instead held push up to 7 s after the leaders were back when a pull made just after an election went
+ *       unanswered (ClusterConsumerRecoveryIT, once).</li>
  * </ul>
  * The question goes to the cursor's leader, with a short timeout so that a dead leader does not hold the other
  * cursors' checks.
@@ -30,7 +33,6 @@ import org.slf4j.LoggerFactory;
 final class CursorWatch {
     private static final Logger LOG = LoggerFactory.getLogger(CursorWatch.class);
     private static final long CHECK_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
-    static final Duration STALL = Duration.ofSeconds(2);
 
     private final JetStreamManagement management;
     private final String stream;
@@ -41,8 +43,8 @@ final class CursorWatch {
     private static final class Seen {
         /** The stream's last id when the cursor was last seen with nothing pending; -1 before. */
         long idleAt = -1;
-        /** Since when it is seen stalled; 0 while it is not. */
-        long stalledSinceNanos;
+        /** Whether the last look saw it stalled. */
+        boolean stalled;
         /** The server that led the cursor at the last look; null before one answered. */
         String leader;
     }
@@ -62,7 +64,10 @@ final class CursorWatch {
         cursors.keySet().forEach(PushCursor::pullAgain);
     }
 
-    /** Called often on the node's thread; checks at most once a second. {@code streamLastId}: the hub's last id. */
+    /**
+     * Called often on the node's thread; checks at most once a second. {@code streamLastId}: the stream's last id as
+     * this node knows it, from its feed or from the stream itself, whichever is further.
+     */
     void check(long streamLastId) {
         long now = System.nanoTime();
         if (now - lastCheckNanos < CHECK_EVERY_NANOS) {
@@ -71,11 +76,11 @@ final class CursorWatch {
         lastCheckNanos = now;
         cursors.keySet().removeIf(PushCursor::closed);
         cursors.forEach((cursor, seen) -> {
-            if (seen.stalledSinceNanos == 0 && seen.idleAt >= streamLastId) {
+            if (!seen.stalled && seen.idleAt >= streamLastId) {
                 return; // nothing published since it was idle: nothing to pull
             }
             if (!cursor.shouldPull()) {
-                seen.stalledSinceNanos = 0; // paused, or between topics: not this watch's business
+                seen.stalled = false; // paused, or between topics: not this watch's business
                 seen.leader = null; // its next pull asks whoever leads then
                 return;
             }
@@ -90,25 +95,25 @@ final class CursorWatch {
                 return; // no leader to answer now: asked again in a second
             }
             if (leaderMoved(seen, info)) {
-                seen.stalledSinceNanos = 0;
+                seen.stalled = false;
                 cursor.pullAgain();
                 return;
             }
             if (info.getNumPending() == 0 && info.getNumAckPending() == 0) {
                 seen.idleAt = streamLastId;
-                seen.stalledSinceNanos = 0;
+                seen.stalled = false;
                 return;
             }
             if (info.getNumAckPending() > 0 || info.getNumWaiting() > 0) {
-                seen.stalledSinceNanos = 0; // an event in flight, or a pull open: it moves
+                seen.stalled = false; // an event in flight, or a pull open: it moves
                 return;
             }
-            if (seen.stalledSinceNanos == 0) {
-                seen.stalledSinceNanos = now;
-            } else if (now - seen.stalledSinceNanos >= STALL.toNanos()) {
+            if (!seen.stalled) {
+                seen.stalled = true;
+            } else {
                 LOG.warn("push cursor {} has {} events pending and no pull open; pulling again", cursor.name(),
                         info.getNumPending());
-                seen.stalledSinceNanos = 0;
+                seen.stalled = false;
                 cursor.pullAgain();
             }
         });

@@ -35,6 +35,8 @@ final class FeedWatch {
     private long behindSinceNanos;
     /** The server that led the stream at the last look; null before one answered. */
     private String lastLeader;
+    /** The stream's last sequence at the last look that was answered; 0 before one was. */
+    private long streamLastId;
 
     FeedWatch(JetStreamManagement management, String stream, LongSupplier lastSeen) {
         this.management = management;
@@ -59,6 +61,7 @@ final class FeedWatch {
         } catch (IOException | JetStreamApiException e) {
             return null; // the stream cannot answer now (electing a leader): nothing to compare with
         }
+        streamLastId = Math.max(streamLastId, info.getStreamState().getLastSequence());
         String leader = info.getClusterInfo() == null ? null : info.getClusterInfo().getLeader();
         String formerLeader = lastLeader;
         if (leader != null) {
@@ -70,7 +73,7 @@ final class FeedWatch {
             behindSinceNanos = 0;
             return "the stream's leader moved from " + formerLeader + " to " + leader;
         }
-        boolean stuck = info.getStreamState().getLastSequence() > delivered && !progressed;
+        boolean stuck = streamLastId > delivered && !progressed;
         if (!stuck) {
             behindSinceNanos = 0;
             return null;
@@ -83,5 +86,13 @@ final class FeedWatch {
             return "it has delivered nothing for " + STALL.toSeconds() + " s while the stream holds later events";
         }
         return null;
+    }
+
+    /**
+     * The stream's last sequence as this watch last saw it, whether or not the feed has delivered it: a stalled
+     * feed must not hide the stream's progress from the push cursors' watch ({@link CursorWatch}).
+     */
+    long streamLastId() {
+        return streamLastId;
     }
 }
