@@ -71,6 +71,12 @@ public final class ClusterNode implements AutoCloseable {
     private final FreezeWatch freezeWatch = new FreezeWatch();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(
             NamedThreads.of("eh-cluster"));
+    /**
+     * Ticks the freeze watch, and nothing else: the node's own thread waits on NATS, up to half a second a
+     * question, several in a tick during an election, and a tick that late looked like a freeze of the process.
+     */
+    private final ScheduledExecutorService freezeClock = Executors.newSingleThreadScheduledExecutor(
+            NamedThreads.daemons("eh-freeze-watch"));
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
                         StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
@@ -78,6 +84,8 @@ public final class ClusterNode implements AutoCloseable {
         this.config = config;
         this.connection = connection;
         this.management = management;
+        freezeClock.scheduleWithFixedDelay(freezeWatch::ticked, TICK.toMillis(), TICK.toMillis(),
+                TimeUnit.MILLISECONDS);
         this.messages = messages;
         this.store = store;
         this.subscriptions = subscriptions;
@@ -287,7 +295,6 @@ public final class ClusterNode implements AutoCloseable {
      * times a second, since it may wait for NATS.
      */
     private void tick() {
-        freezeWatch.ticked();
         try {
             connection.checkOutage();
             if (!connection.isUp()) {
@@ -406,6 +413,7 @@ public final class ClusterNode implements AutoCloseable {
     @Override
     public void close() {
         ticker.shutdownNow();
+        freezeClock.shutdownNow();
         SharedDeadLetters letters = deadLetters;
         if (letters != null) {
             letters.close();

@@ -3,9 +3,9 @@ package eu.arrowhead.eventhandler.cluster;
 import java.time.Duration;
 
 /**
- * Tells whether this process was just frozen (SIGSTOP, a VM paused, a swap storm): the node's thread ticks five
- * times a second, and a tick that comes long after the last one, or a question asked while none came for long,
- * means the process stood still. The monotonic clock runs on while a process is stopped. A push cursor asks before
+ * Tells whether this process was just frozen (SIGSTOP, a VM paused, a swap storm): a thread that does nothing else
+ * ticks it five times a second, and a tick that comes long after the last one, or a question asked while none came
+ * for long, means the process stood still. The monotonic clock runs on while a process is stopped. A push cursor asks before
  * it sends an event that may have waited through the freeze: the stream may have given it to another node since.
  */
 final class FreezeWatch {
