@@ -1,10 +1,6 @@
 package eu.arrowhead.eventhandler.bench;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -19,36 +15,25 @@ final class JitActivity {
     private JitActivity() {
     }
 
-    /** The compilations of all the processes together. */
-    static long totalCompiles(List<Long> pids) {
-        long sum = 0;
-        for (long pid : pids) {
-            sum += totalCompiles(pid);
+    /** Each process's compilations so far, in the order of {@code pids}. */
+    static long[] totalCompiles(List<Long> pids) {
+        long[] counts = new long[pids.size()];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = totalCompiles(pids.get(i));
         }
-        return sum;
+        return counts;
     }
 
     private static long totalCompiles(long pid) {
-        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
-        try {
-            Process process = new ProcessBuilder(jcmd, Long.toString(pid), "PerfCounter.print")
-                    .redirectErrorStream(true).start();
-            String counters = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-                throw new BenchException("jcmd did not answer for process " + pid + " within 30 s");
-            }
-            Matcher count = TOTAL_COMPILES.matcher(counters);
-            if (!count.find()) {
-                throw new BenchException("jcmd gave no sun.ci.totalCompiles for process " + pid + ": "
-                        + counters.lines().findFirst().orElse("(nothing)"));
-            }
-            return Long.parseLong(count.group(1));
-        } catch (IOException e) {
-            throw new BenchException("cannot run jcmd for process " + pid + ": " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BenchException("interrupted while reading process " + pid + "'s compilations", e);
+        String counters = Jcmd.run(Long.toString(pid), "PerfCounter.print");
+        if (counters == null) {
+            throw new BenchException("jcmd gave no performance counters for process " + pid);
         }
+        Matcher count = TOTAL_COMPILES.matcher(counters);
+        if (!count.find()) {
+            throw new BenchException("jcmd gave no sun.ci.totalCompiles for process " + pid + ": "
+                    + counters.lines().findFirst().orElse("(nothing)"));
+        }
+        return Long.parseLong(count.group(1));
     }
 }

@@ -1,14 +1,7 @@
 package eu.arrowhead.eventhandler.bench;
 
-import java.io.IOException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,8 +15,6 @@ import java.util.regex.Pattern;
 record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
     /** A generation's line in GC.heap_info: "def new generation   total 19648K, used 337K [...". */
     private static final Pattern HEAP_USED = Pattern.compile("total \\d+K, used (\\d+)K");
-    /** A JVM short of heap, or on a loaded machine, took 6 to 10 s to answer jcmd. */
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     @Override
     public ResourceSnapshot snapshot() {
@@ -45,7 +36,7 @@ record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
      * HTTP is measured too.
      */
     private static Long heapAfterGc(String pid) {
-        String heapInfo = jcmd(pid, "GC.run") == null ? null : jcmd(pid, "GC.heap_info");
+        String heapInfo = Jcmd.run(pid, "GC.run") == null ? null : Jcmd.run(pid, "GC.heap_info");
         return heapInfo == null ? null : heapUsed(heapInfo);
     }
 
@@ -62,31 +53,6 @@ record RemoteTarget(URI baseUri, OptionalLong pid) implements Target {
             found = true;
         }
         return found ? kib * 1024 : null;
-    }
-
-    /** jcmd's output, or null when it fails or takes too long. */
-    private static String jcmd(String pid, String command) {
-        try {
-            Process jcmd = new ProcessBuilder("jcmd", pid, command).redirectErrorStream(true).start();
-            // The output is small: read to its end, which comes when jcmd exits.
-            CompletableFuture<byte[]> output = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return jcmd.getInputStream().readAllBytes();
-                } catch (IOException e) {
-                    return new byte[0];
-                }
-            });
-            if (!jcmd.waitFor(TIMEOUT.toSeconds(), TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
-                jcmd.destroyForcibly();
-                return null;
-            }
-            return new String(output.get(TIMEOUT.toSeconds(), TimeUnit.SECONDS), StandardCharsets.UTF_8);
-        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
-            return null;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return null;
-        }
     }
 
     @Override

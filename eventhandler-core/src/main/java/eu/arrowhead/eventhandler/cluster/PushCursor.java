@@ -153,7 +153,8 @@ final class PushCursor implements PushDelivery {
             pullUnlessPaused();
         } catch (IOException | JetStreamApiException | RuntimeException e) {
             LOG.warn("push subscription {} was resumed, but this node cannot pull from its cursor now ({}); it tries"
-                    + " again within a second of the next event, and the other nodes deliver meanwhile", subscriptionId, e.toString());
+                    + " again within a second once an event is waiting, and the other nodes deliver meanwhile",
+                    subscriptionId, e.toString());
         }
     }
 
@@ -182,7 +183,7 @@ final class PushCursor implements PushDelivery {
         try {
             pullUnlessPaused();
         } catch (IOException | JetStreamApiException | RuntimeException e) {
-            // A closing connection; CursorWatch tries again within a second of the next event.
+            // A closing connection; CursorWatch tries again within a second once an event is waiting.
             LOG.debug("push subscription {} cannot pull from its cursor yet: {}", subscriptionId, e.toString());
         }
     }
