@@ -23,9 +23,8 @@ import org.slf4j.LoggerFactory;
  *   <li>this node's last pull could not be opened (its connection was closing, or the cursor could not be set up
  *       again when the subscription followed its topic);</li>
  *   <li>it is seen stalled at two looks in a row (a second apart): events pending, none in flight, no pull open
- *       anywhere. One look could fall between an event's acknowledgement and the pull that follows it. Waiting
- *       2 s instead held push up to 7 s after the leaders were back when a pull made just after an election went
- *       unanswered (ClusterConsumerRecoveryIT, once).</li>
+ *       anywhere. One look could fall between an event's acknowledgement and the pull that follows it; a third
+ *       look, as before, only added a second to a stall.</li>
  * </ul>
  * The question goes to the cursor's leader, with a short timeout so that a dead leader does not hold the other
  * cursors' checks.
