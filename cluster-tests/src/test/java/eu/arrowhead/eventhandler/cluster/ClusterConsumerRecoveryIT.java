@@ -12,6 +12,7 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.ConsumerInfo;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,7 +30,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.Logger;
@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * The consumers of the stream after NATS failures, one after another on one cluster (three NATS servers, three
  * nodes, an SSE subscriber on each node and a push subscriber), while one publisher publishes ten events a second:
  * SIGKILL of the server that leads the push subscription's cursor, then of the server that leads JetStream's
- * metadata (a new consumer needs it); then SIGSTOP of a node for 20 s. After each kill, once JetStream has a
- * leader again, every subscriber receives the events published since within {@code cluster.timeout-seconds} + 2 s;
- * after each fault, every acknowledged event reached every subscriber once and in order.
+ * metadata (a new consumer needs it); then SIGSTOP of a node for 20 s. After each kill, once JetStream has its
+ * leaders again (the meta leader, the stream's and the push cursor's), every subscriber receives the events
+ * published since within {@code cluster.timeout-seconds} + 2 s; after each fault, every acknowledged event reached
+ * every subscriber once and in order.
  */
 class ClusterConsumerRecoveryIT {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterConsumerRecoveryIT.class);
@@ -159,14 +160,10 @@ class ClusterConsumerRecoveryIT {
 
                 int consumerLeader = cluster.consumerLeader(cursor);
                 fault("kill of the push cursor's leader n" + consumerLeader, cluster, consumerLeader, publisher,
-                        received, target, () -> answers(() -> quick.getConsumerInfo(ProcessCluster.STREAM, cursor)
-                                .getClusterInfo().getLeader() != null)
-                                && answers(() -> quick.getStreamInfo(ProcessCluster.STREAM) != null));
+                        received, target);
 
                 int metaLeader = cluster.metaLeader();
-                fault("kill of the meta leader n" + metaLeader, cluster, metaLeader, publisher, received, target,
-                        () -> answers(() -> quick.getStreamNames() != null)
-                                && answers(() -> quick.getStreamInfo(ProcessCluster.STREAM) != null));
+                fault("kill of the meta leader n" + metaLeader, cluster, metaLeader, publisher, received, target);
 
                 freeze(cluster, publisher, received, target);
             } finally {
@@ -267,17 +264,18 @@ class ClusterConsumerRecoveryIT {
      * as the server died can be lost on its way to a node (its pull went through that server); the cursor holds it
      * until its acknowledgement wait has passed and then gives it to another node, so push may take
      * {@link #ACK_WAIT} longer. The cursor shows it: one event in flight since before the kill, and push has the
-     * events again an acknowledgement wait after that event was handed out.
+     * events again an acknowledgement wait after that event was handed out; that event may be pushed twice.
      */
     private void fault(String what, ProcessCluster cluster, int server, Publisher publisher,
-                       List<ReceivedIds> received, PushTarget target, BooleanSupplier leaderBack) throws Exception {
+                       List<ReceivedIds> received, PushTarget target) throws Exception {
         long faultAt = System.nanoTime();
         Instant killedAt = Instant.now(); // the wall clock of faultAt, as the NATS servers' times are
         cluster.nats().kill(server);
-        Await.until("JetStream to have its leaders again after the " + what, WAIT, leaderBack);
+        Await.until("JetStream to have its leaders again after the " + what, WAIT, this::leadersBack);
         long backAt = System.nanoTime();
         Instant handedOut = heldSinceBefore(killedAt);
         Long heldSince = handedOut == null ? null : faultAt + Duration.between(killedAt, handedOut).toNanos();
+        Set<String> mayRepeat = handedOut == null ? Set.of() : lastPushed(target);
         String next = publisher.firstSentAfter(backAt);
         long from = Math.max(backAt, publisher.ackedNanos.get(next));
         List<Long> took = awaitEverywhere(received, target, next, WAIT);
@@ -298,7 +296,33 @@ class ClusterConsumerRecoveryIT {
         }
         cluster.nats().startServer(server);
         cluster.nats().awaitJetStream(WAIT);
-        assertEverythingOnceInOrder(what, publisher, received, target, Set.of());
+        assertEverythingOnceInOrder(what, publisher, received, target, mayRepeat);
+    }
+
+    /**
+     * The event the push subscriber received last, if any: while the cursor still holds the event it handed out
+     * before the kill, that is the one, if its POST was made. Its acknowledgement may have died with the cursor's
+     * leader, and the cursor then gives it to a node again after its acknowledgement wait (seen once in 44 runs,
+     * after a kill of the meta leader that also led the cursor): at least once, as docs/cluster.md says.
+     */
+    private static Set<String> lastPushed(PushTarget target) {
+        List<String> pushed = target.payloads();
+        return pushed.isEmpty() ? Set.of() : Set.of(pushed.get(pushed.size() - 1));
+    }
+
+    /**
+     * Whether JetStream has again every leader the subscribers need: the meta leader (a feed's new consumer), the
+     * stream's and the push cursor's. Each is asked for by name: a stream without a leader is still described, by
+     * the meta leader (seen: "answered" 11 s before the stream had its leader, 25 s before the cursor had its own).
+     */
+    private boolean leadersBack() {
+        return answers(() -> quick.getStreamNames() != null)
+                && answers(() -> led(quick.getStreamInfo(ProcessCluster.STREAM).getClusterInfo()))
+                && answers(() -> led(quick.getConsumerInfo(ProcessCluster.STREAM, cursor).getClusterInfo()));
+    }
+
+    private static boolean led(ClusterInfo cluster) {
+        return cluster.getLeader() != null && !cluster.getLeader().isEmpty();
     }
 
     /**
