@@ -7,8 +7,10 @@ import io.nats.client.ErrorListener;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
+import io.nats.client.JetStreamSubscription;
 import io.nats.client.Nats;
 import io.nats.client.Options;
+import io.nats.client.support.Status;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
@@ -258,6 +260,22 @@ public final class ClusterConnection implements AutoCloseable {
             if (!connectedOnce) {
                 startProblem = exp;
             }
+        }
+
+        @Override
+        public void pullStatusWarning(Connection conn, JetStreamSubscription sub, Status status) {
+            LOG.debug("a pull of {} was answered {} {}", sub.getConsumerName(), status.getCode(), status.getMessage());
+        }
+
+        @Override
+        public void pullStatusError(Connection conn, JetStreamSubscription sub, Status status) {
+            LOG.debug("a pull of {} failed: {} {}", sub.getConsumerName(), status.getCode(), status.getMessage());
+        }
+
+        @Override
+        public void heartbeatAlarm(Connection conn, JetStreamSubscription sub, long lastStreamSequence,
+                                   long lastConsumerSequence) {
+            LOG.debug("the pull of {} missed its heartbeats", sub.getConsumerName());
         }
     }
 }

@@ -6,6 +6,8 @@ import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Notices a feed that has stopped while the stream went on. The feed's ordered consumer lives on one NATS server;
@@ -22,6 +24,7 @@ import java.util.function.LongSupplier;
  * </ul>
  */
 final class FeedWatch {
+    private static final Logger LOG = LoggerFactory.getLogger(FeedWatch.class);
     private static final long CHECK_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
     static final Duration STALL = Duration.ofSeconds(2);
 
@@ -59,7 +62,9 @@ final class FeedWatch {
         try {
             info = management.getStreamInfo(stream);
         } catch (IOException | JetStreamApiException e) {
-            return null; // the stream cannot answer now (electing a leader): nothing to compare with
+            // The stream cannot answer now (electing a leader): nothing to compare with.
+            LOG.debug("the stream {} does not describe itself now: {}", stream, e.getMessage());
+            return null;
         }
         streamLastId = Math.max(streamLastId, info.getStreamState().getLastSequence());
         String leader = info.getClusterInfo() == null ? null : info.getClusterInfo().getLeader();
