@@ -264,6 +264,9 @@ public final class ClusterConnection implements AutoCloseable {
 
         @Override
         public void pullStatusWarning(Connection conn, JetStreamSubscription sub, Status status) {
+            if (status.getCode() == 404 || status.getCode() == 408) {
+                return; // a pull that ended empty, or expired: every few seconds per cursor, nothing to tell
+            }
             LOG.debug("a pull of {} was answered {} {}", sub.getConsumerName(), status.getCode(), status.getMessage());
         }
 

@@ -54,7 +54,7 @@ final class PushCursor implements PushDelivery {
      * 30 s: a pull open when the subscription pauses takes events until then, each handed back unsent.
      */
     private static final Duration PULL_EXPIRY = Duration.ofSeconds(5);
-    /** Status answers to pulls (a leadership change, an expiry) are logged at DEBUG ({@link ClusterConnection}). */
+    /** Status answers to pulls (a leadership change, say) are logged at DEBUG ({@link ClusterConnection}). */
     private static final ConsumeOptions PULL = ConsumeOptions.builder().batchSize(64)
             .expiresIn(PULL_EXPIRY.toMillis()).raiseStatusWarnings().build();
 
