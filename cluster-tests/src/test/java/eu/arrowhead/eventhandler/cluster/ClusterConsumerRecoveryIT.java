@@ -329,8 +329,9 @@ class ClusterConsumerRecoveryIT {
 
     /**
      * Whether JetStream has again every leader the subscribers need: the meta leader (a feed's new consumer: the
-     * stream names answer), the stream's and the push cursor's (each named in its info): a stream without a leader is still described, by
-     * the meta leader (seen: "answered" 11 s before the stream had its leader, 25 s before the cursor had its own).
+     * stream names answer), the stream's and the push cursor's (each named in its info). That the stream's info
+     * answers is not enough: the meta leader describes a stream without a leader (seen: "answered" 11 s before
+     * the stream had its leader, 25 s before the cursor had its own).
      */
     private boolean leadersBack() {
         return answers(() -> quick.getStreamNames() != null)
