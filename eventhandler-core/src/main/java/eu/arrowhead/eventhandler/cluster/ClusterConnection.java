@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class ClusterConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterConnection.class);
     private static final Duration PING_INTERVAL = Duration.ofSeconds(1);
+    private static final String CLOSED = "its NATS connection is closed";
 
     /** Told when the node is cut off from NATS and when it is back; on NATS's or the supervisor's thread. */
     public interface Listener {
@@ -124,9 +125,20 @@ public final class ClusterConnection implements AutoCloseable {
         return nodeName;
     }
 
-    /** Whether the node has a NATS server now. */
+    /**
+     * Whether the node has a NATS server now. A lost connection knows it a moment before NATS's executor tells
+     * {@link #connectionEvent}: whichever notices first records the cut-off, so that a node that says it is cut
+     * off can always say since when and why.
+     */
     public boolean isUp() {
-        return outage.get() == null && nats.getStatus() == Connection.Status.CONNECTED;
+        Connection.Status status = nats.getStatus();
+        if (status == Connection.Status.CONNECTED) {
+            return outage.get() == null;
+        }
+        cutOff(status == Connection.Status.CLOSED ? CLOSED : lostServer());
+        // Connected again meanwhile, its RECONNECTED told before the line above: nobody else would end this one.
+        restore(nats);
+        return outage.get() == null;
     }
 
     /** Why the node is cut off, or {@code null} when it is not. */
@@ -135,10 +147,14 @@ public final class ClusterConnection implements AutoCloseable {
         return now == null ? null : now.why;
     }
 
-    /** Since when the node is cut off, or {@code null}. */
-    public Instant cutOffSince() {
+    /** Since when and why the node is cut off, read together; {@code null} when it is not. */
+    public CutOff cutOff() {
         Outage now = outage.get();
-        return now == null ? null : now.since;
+        return now == null ? null : new CutOff(now.since, now.why);
+    }
+
+    /** Since when and why the node has no NATS server. */
+    public record CutOff(Instant since, String why) {
     }
 
     /** The NATS server the node is connected to, or {@code null}. */
@@ -177,11 +193,15 @@ public final class ClusterConnection implements AutoCloseable {
                 connectedOnce = true;
                 noteServer(connection);
             }
-            case DISCONNECTED -> cutOff("lost its NATS server " + lastServer);
-            case CLOSED -> cutOff("its NATS connection is closed");
+            case DISCONNECTED -> cutOff(lostServer());
+            case CLOSED -> cutOff(CLOSED);
             case RECONNECTED, RESUBSCRIBED -> restore(connection);
             default -> LOG.debug("NATS connection event: {}", event);
         }
+    }
+
+    private String lostServer() {
+        return "lost its NATS server " + lastServer;
     }
 
     /** Events come on NATS's executor, maybe late: one that finds no server keeps the last one named. */

@@ -404,10 +404,12 @@ public final class ClusterNode implements AutoCloseable {
         }
         Hub fed = hub;
         StreamFeed reading = feed;
-        return new View(connection.nodeName(), up ? "UP" : "CUT_OFF", connection.connectedServer(),
-                connection.cutOffSince() == null ? null : connection.cutOffSince().toString(),
-                connection.cutOffReason(), config.stream(), last, first, fed == null ? 0 : fed.lastId(), leader,
-                replicas, reading == null ? 0 : reading.unreadable());
+        // Read once, after the questions above: a view that says cut off names since when and why.
+        ClusterConnection.CutOff cutOff = connection.cutOff();
+        return new View(connection.nodeName(), cutOff == null ? "UP" : "CUT_OFF", connection.connectedServer(),
+                cutOff == null ? null : cutOff.since().toString(), cutOff == null ? null : cutOff.why(),
+                config.stream(), last, first, fed == null ? 0 : fed.lastId(), leader, replicas,
+                reading == null ? 0 : reading.unreadable());
     }
 
     @Override
