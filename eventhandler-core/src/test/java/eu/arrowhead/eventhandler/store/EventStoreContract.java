@@ -61,6 +61,11 @@ abstract class EventStoreContract {
         database.close();
     }
 
+    /** This test's database, open until the test ends. */
+    TestDatabase database() {
+        return database;
+    }
+
     private TestServer start(String... keyValues) {
         return start(database.settings(), keyValues);
     }

@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.store;
 
+import eu.arrowhead.eventhandler.testing.MariaDbTurn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -13,7 +14,8 @@ import java.util.Map;
 /**
  * The MariaDB or MySQL server named by the environment variable {@value #URL_VARIABLE} ({@code .ci/run}
  * sets it to {@code jdbc:mysql://127.0.0.1:3306/test}), user from {@value #USER_VARIABLE} (default root)
- * with an empty password. Each test starts with the log's tables dropped. An environment variable rather
+ * with an empty password. Each test starts with the log's tables dropped, in its {@link MariaDbTurn}, which it
+ * holds until closed. An environment variable rather
  * than a system property, so that plain {@code mvn verify} runs it too and the server processes of the
  * integration tests see the same setting.
  */
@@ -26,11 +28,13 @@ final class MariaDbDatabase implements TestDatabase {
     private final URI address = URI.create(url.substring("jdbc:".length()));
     /** A new log needs a new id mark too: the one beside the working directory would say ids were given. */
     private final String idMarkFile;
+    private final MariaDbTurn turn = MariaDbTurn.take();
 
     MariaDbDatabase() {
         try {
             idMarkFile = Files.createTempDirectory("eventhandler-mariadb-").resolve("eventhandler.ids").toString();
         } catch (IOException e) {
+            turn.close();
             throw new UncheckedIOException(e);
         }
         try (Connection connection = DriverManager.getConnection(url, user, "");
@@ -39,6 +43,7 @@ final class MariaDbDatabase implements TestDatabase {
                     + " eh_authorization_answer, eh_push_cursor, eh_publish_key, eh_push_dead_letter,"
                     + " eh_schema_version");
         } catch (SQLException e) {
+            turn.close();
             throw new IllegalStateException("cannot reset the test database at " + url, e);
         }
     }
@@ -66,5 +71,6 @@ final class MariaDbDatabase implements TestDatabase {
 
     @Override
     public void close() {
+        turn.close();
     }
 }

@@ -29,7 +29,7 @@ class MariaDbEventStoreTest extends EventStoreContract {
     /** JDBC batching really reaches the server: far fewer INSERT statements than events. */
     @Test
     void eventsAreInsertedManyRowsPerStatement() throws Exception {
-        Map<String, String> settings = new MariaDbDatabase().settings();
+        Map<String, String> settings = database().settings();
         try (TestServer server = TestServer.start("store.mode", "async", "store.url", settings.get("store.url"),
                 "store.user", settings.get("store.user"), "store.password", "", "store.id-mark-file",
                 settings.get("store.id-mark-file"))) {
