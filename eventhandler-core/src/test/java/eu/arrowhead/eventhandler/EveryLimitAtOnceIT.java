@@ -22,6 +22,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -39,7 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * connections as held that send nothing or half a head, slow readers holding the subscriber queues and the replay
  * windows full while 60 KB events are published, and a client keeping the store's buffer full, the collector
  * takes under a tenth of the time by the JVM's own counters, and a bystander's publishes are answered within 50 ms
- * (p99), or within two of the machine's full collections where one takes longer than 25 ms.
+ * (p99), or within two of the machine's full collections where one takes longer than 25 ms. None of them is refused:
+ * the store's buffer keeps its last eighth for small publishes (before, the backlog's large events took all of it,
+ * and a slow machine refused up to 35 of the bystander's 600).
  */
 class EveryLimitAtOnceIT {
     private static final int TYPE_LENGTH = 200;
@@ -54,6 +58,8 @@ class EveryLimitAtOnceIT {
     /** The firehose's, the bystander's and the backlog's. */
     private static final int LOAD_CONNECTIONS = 3;
     private static final AtomicInteger REFUSED_BYSTANDER = new AtomicInteger();
+    /** The bystander's refusals by their message, digits left out. */
+    private static final Map<String, Integer> REFUSAL_REASONS = new ConcurrentHashMap<>();
     private static final AtomicInteger BACKLOG_ACCEPTED = new AtomicInteger();
     private static final AtomicInteger BACKLOG_FOUND_FULL = new AtomicInteger();
 
@@ -130,7 +136,8 @@ class EveryLimitAtOnceIT {
                 long bound = Math.max((long) (TimeUnit.MILLISECONDS.toNanos(50) * overload), 2 * fullPause);
                 assertTrue(p99 < bound, report + "; load " + os.getSystemLoadAverage() + " on "
                         + os.getAvailableProcessors() + " cores");
-                assertTrue(REFUSED_BYSTANDER.get() <= latencies.length / 20, report);
+                // Hundreds of small publishes fit in the kept eighth: only a writer stalled for many seconds refuses one.
+                assertEquals(0, REFUSED_BYSTANDER.get(), report + "; refused: " + REFUSAL_REASONS);
                 assertFalse(server.output().contains("OutOfMemoryError"), server.output());
             } finally {
                 for (RawSubscriber stream : streams) {
@@ -220,9 +227,9 @@ class EveryLimitAtOnceIT {
             Reply reply = bystander.post("/eventhandler/publish", "{\"eventType\":\"bystander\",\"payload\":\"b\"}");
             latencies.add(System.nanoTime() - sent);
             if (reply.statusCode() != 200) {
-                // The backlog keeps the store's buffer all but full: a 503 is the designed answer there, but counted.
                 assertEquals(503, reply.statusCode(), reply.body());
                 REFUSED_BYSTANDER.incrementAndGet();
+                REFUSAL_REASONS.merge(reply.body().replaceAll("[0-9]+", "N"), 1, Integer::sum);
             }
             next += BYSTANDER_PERIOD_NANOS;
             sleepUntil(next);

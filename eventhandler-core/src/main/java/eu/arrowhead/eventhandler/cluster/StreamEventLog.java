@@ -40,7 +40,7 @@ final class StreamEventLog implements EventLog {
     }
 
     @Override
-    public void requireRoom() {
+    public void requireRoom(long bodyBytes) {
         requireUp("publish to another node");
     }
 

@@ -133,7 +133,7 @@ public final class PublishHandler extends HttpHandler {
         }
         // A flood the event log cannot keep up with is refused before its body is parsed: parsing is what an
         // overloaded server would spend its time on, for nothing.
-        log.requireRoom();
+        log.requireRoom(body.length);
         long start = System.nanoTime();
         byte[] answer = path.equals(PATH) ? publishOne(caller, keyed, body) : publishBatch(caller, keyed, body);
         handlingNanos.accept(System.nanoTime() - start);

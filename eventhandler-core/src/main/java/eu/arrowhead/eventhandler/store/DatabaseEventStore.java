@@ -191,8 +191,8 @@ public final class DatabaseEventStore implements EventStore, EventJournal, Autho
     }
 
     @Override
-    public void requireRoom() {
-        writer.requireRoom();
+    public void requireRoom(long bodyBytes) {
+        writer.requireRoom(bodyBytes);
     }
 
     /** While the writer finds the database down, a read that needs the database is refused at once. */

@@ -83,12 +83,13 @@ public interface EventJournal {
     }
 
     /**
-     * Fails at once if {@link #append} would refuse any event now, however small (its writer is behind), so that
-     * a publish is refused before its body is parsed. Does not block; {@link #append} still decides.
+     * Fails at once if {@link #append} would refuse a publish of this size now (its writer is behind), so that it
+     * is refused before its body is parsed. Does not block; {@link #append} still decides.
      *
-     * @throws UnavailableException if the journal cannot take an event now
+     * @param bodyBytes the size of the publish's body
+     * @throws UnavailableException if the journal cannot take it now
      */
-    default void requireRoom() {
+    default void requireRoom(long bodyBytes) {
     }
 
     /** As {@link eu.arrowhead.eventhandler.topic.EventLog#replays}. */

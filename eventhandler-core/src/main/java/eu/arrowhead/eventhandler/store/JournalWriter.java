@@ -166,14 +166,16 @@ final class JournalWriter {
      * {@link #append}'s refusals, made before the events exist (before their body is even parsed), and
      * counted like them. In async mode with the database down append drops the oldest events instead, so
      * nothing is refused here then.
+     *
+     * @param bodyBytes the size of the publish's body
      */
-    void requireRoom() {
+    void requireRoom(long bodyBytes) {
         lock.lock();
         try {
             if (durable && !outage.writable()) {
                 throw down();
             }
-            if (outage.writable() && buffer.full()) {
+            if (outage.writable() && !buffer.fitsBody(bodyBytes)) {
                 throw behind();
             }
         } finally {

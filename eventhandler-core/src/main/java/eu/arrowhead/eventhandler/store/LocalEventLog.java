@@ -180,8 +180,8 @@ public final class LocalEventLog implements EventLog {
     }
 
     @Override
-    public void requireRoom() {
-        journal.requireRoom();
+    public void requireRoom(long bodyBytes) {
+        journal.requireRoom(bodyBytes);
     }
 
     @Override

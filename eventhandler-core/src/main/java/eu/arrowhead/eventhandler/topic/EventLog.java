@@ -45,12 +45,13 @@ public interface EventLog {
     long[] answered(PublishKey key);
 
     /**
-     * Fails at once if {@link #append} would refuse any event now, however small (the log's writer is behind, or
-     * the log cannot be reached), so that a publish is refused before its body is parsed. Does not block.
+     * Fails at once if {@link #append} would refuse a publish of this size now (the log's writer is behind, or the
+     * log cannot be reached), so that it is refused before its body is parsed. Does not block.
      *
-     * @throws UnavailableException if the log cannot take an event now
+     * @param bodyBytes the size of the publish's body
+     * @throws UnavailableException if the log cannot take it now
      */
-    void requireRoom();
+    void requireRoom(long bodyBytes);
 
     /**
      * Whether {@link #append} waits: for a commit, or for another server. A publish then runs on a worker thread,

@@ -1,9 +1,12 @@
 package eu.arrowhead.eventhandler.store;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.testing.SampleEvents;
 import eu.arrowhead.eventhandler.topic.PublishKey;
+import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -46,10 +49,40 @@ class WriteBufferTest {
         assertEquals(3, buffer.take(3).size());
     }
 
-    private static WriteBuffer.Entry entry(long id, long bytes) {
-        return new WriteBuffer.Entry(id, List.of(SampleEvents.incoming("sized", "p")), PublishKey.NONE, 0, bytes,
-                null, null);
+    @Test
+    void theLastEighthIsKeptForSmallPublishes() {
+        WriteBuffer buffer = new WriteBuffer(1_000, BUFFER_BYTES);
+        long large = BUFFER_BYTES / 8;
+        int id = 1;
+        while (buffer.fits(1, large)) {
+            buffer.add(entry(id++, large));
+        }
+        assertEquals(7 * BUFFER_BYTES / 8, buffer.bytes(), "large publishes stop at seven eighths");
+        assertTrue(buffer.fits(1, BUFFER_BYTES / 256), "a small publish still fits");
+        assertFalse(buffer.fitsBody(large), "a large body does not");
+        while (buffer.fits(1, 10)) {
+            buffer.add(entry(id++, 10));
+        }
+        assertEquals(BUFFER_BYTES, buffer.bytes(), "small publishes fill the rest");
     }
+
+    @Test
+    void aBatchOfManyEventsIsLargeToo() {
+        WriteBuffer buffer = new WriteBuffer(1_024, 1_000_000);
+        buffer.add(entry(1, 10, 7 * 1_024 / 8));
+        assertFalse(buffer.fits(5, 10), "a batch over 1/256 of the events bound stops at seven eighths");
+        assertTrue(buffer.fits(4, 10), "a batch of at most 1/256 still fits");
+    }
+
+    private static WriteBuffer.Entry entry(long id, long bytes) {
+        return entry(id, bytes, 1);
+    }
+
+    private static WriteBuffer.Entry entry(long id, long bytes, int count) {
+        return new WriteBuffer.Entry(id, Collections.nCopies(count, SampleEvents.incoming("sized", "p")),
+                PublishKey.NONE, 0, bytes, null, null);
+    }
+
 
     private static List<Long> firstIds(List<WriteBuffer.Entry> batch) {
         return batch.stream().map(WriteBuffer.Entry::firstId).toList();

@@ -26,7 +26,7 @@ public final class StreamFedLog implements EventLog {
     }
 
     @Override
-    public void requireRoom() {
+    public void requireRoom(long bodyBytes) {
     }
 
     @Override
