@@ -33,7 +33,10 @@ public final class ClusterConnection implements AutoCloseable {
     private static final Duration PING_INTERVAL = Duration.ofSeconds(1);
     private static final String CLOSED = "its NATS connection is closed";
 
-    /** Told when the node is cut off from NATS and when it is back; on NATS's or the supervisor's thread. */
+    /**
+     * Told when the node is cut off from NATS and when it is back, on NATS's executor (one thread, so in order), and
+     * when the cut-off has lasted, on the node's own thread.
+     */
     public interface Listener {
         /** The node has no NATS server now. */
         void cutOff(String why);
@@ -125,32 +128,29 @@ public final class ClusterConnection implements AutoCloseable {
         return nodeName;
     }
 
-    /**
-     * Whether the node has a NATS server now. A lost connection knows it a moment before NATS's executor tells
-     * {@link #connectionEvent}: whichever notices first records the cut-off, so that a node that says it is cut
-     * off can always say since when and why.
-     */
+    /** Whether the node has a NATS server now: {@link #cutOff} is {@code null}. */
     public boolean isUp() {
-        Connection.Status status = nats.getStatus();
-        if (status == Connection.Status.CONNECTED) {
-            return outage.get() == null;
-        }
-        cutOff(status == Connection.Status.CLOSED ? CLOSED : lostServer());
-        // Connected again meanwhile, its RECONNECTED told before the line above: nobody else would end this one.
-        restore(nats);
-        return outage.get() == null;
+        return cutOff() == null;
     }
 
-    /** Why the node is cut off, or {@code null} when it is not. */
-    public String cutOffReason() {
-        Outage now = outage.get();
-        return now == null ? null : now.why;
-    }
-
-    /** Since when and why the node is cut off, read together; {@code null} when it is not. */
+    /**
+     * Since when and why the node is cut off, read together; {@code null} when it is not. A lost connection knows
+     * it a moment before NATS's executor tells {@link #connectionEvent}, which records the outage and tells the
+     * {@link Listener}: until then the cut-off is dated now. Only that executor records and ends outages, one event
+     * after the other, so the listener hears them in their order. Read it once: a refusal that asked twice could
+     * find the node back in between, and give no reason.
+     */
     public CutOff cutOff() {
         Outage now = outage.get();
-        return now == null ? null : new CutOff(now.since, now.why);
+        if (now != null) {
+            return new CutOff(now.since, now.why);
+        }
+        Connection connection = nats;
+        Connection.Status status = connection == null ? Connection.Status.CLOSED : connection.getStatus();
+        if (closing || status == Connection.Status.CLOSED) {
+            return new CutOff(Instant.now(), CLOSED);
+        }
+        return status == Connection.Status.CONNECTED ? null : new CutOff(Instant.now(), lostServer());
     }
 
     /** Since when and why the node has no NATS server. */

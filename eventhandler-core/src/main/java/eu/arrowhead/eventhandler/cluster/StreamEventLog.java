@@ -77,8 +77,9 @@ final class StreamEventLog implements EventLog {
     }
 
     private void requireUp(String advice) {
-        if (!connection.isUp()) {
-            throw new UnavailableException(connection.cutOffReason() + "; " + advice);
+        ClusterConnection.CutOff cutOff = connection.cutOff();
+        if (cutOff != null) {
+            throw new UnavailableException("this node " + cutOff.why() + "; " + advice);
         }
     }
 }

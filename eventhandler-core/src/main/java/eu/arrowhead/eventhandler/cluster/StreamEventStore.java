@@ -30,7 +30,6 @@ final class StreamEventStore implements EventStore {
 
     @Override
     public Status status() {
-        connection.isUp(); // records a cut-off NATS's executor has not told of yet
         ClusterConnection.CutOff cutOff = connection.cutOff();
         return new Status("cluster", cutOff == null ? "UP" : "DOWN", 0, 0, 0, 0, 0, 0, 0, 0, 0,
                 cutOff == null ? null : cutOff.why(), cutOff == null ? null : cutOff.since().toString(), List.of());

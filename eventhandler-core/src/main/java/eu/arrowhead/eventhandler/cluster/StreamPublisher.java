@@ -92,8 +92,9 @@ final class StreamPublisher {
      * @throws eu.arrowhead.eventhandler.protocol.RequestException 422 if the key named another request
      */
     long[] append(List<IncomingEvent> events, PublishKey key) {
-        if (!connection.isUp()) {
-            throw new UnavailableException(connection.cutOffReason() + "; publish to another node");
+        ClusterConnection.CutOff cutOff = connection.cutOff();
+        if (cutOff != null) {
+            throw new UnavailableException("this node " + cutOff.why() + "; publish to another node");
         }
         String idempotencyKey = key.key();
         long fingerprint = key.fingerprint();

@@ -151,8 +151,9 @@ final class StreamReader {
     }
 
     private void requireUp() {
-        if (!connection.isUp()) {
-            throw new UnavailableException(connection.cutOffReason() + "; resume on another node");
+        ClusterConnection.CutOff cutOff = connection.cutOff();
+        if (cutOff != null) {
+            throw new UnavailableException("this node " + cutOff.why() + "; resume on another node");
         }
     }
 

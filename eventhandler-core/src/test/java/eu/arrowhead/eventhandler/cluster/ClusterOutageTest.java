@@ -56,7 +56,8 @@ class ClusterOutageTest {
 
                 Reply refused = node.post("/eventhandler/publish", event("during"));
                 assertEquals(503, refused.statusCode(), refused.body());
-                assertTrue(refused.body().contains("another node"), refused.body());
+                assertTrue(refused.body().contains("this node lost its NATS server nats://127.0.0.1")
+                        && refused.body().contains("another node"), refused.body());
                 ErrorMessage streamRefused = RefusedStream.request(node.port(), "?eventType=outage", 1000);
                 assertTrue(streamRefused.errorMessage().contains("NATS"), streamRefused.errorMessage());
 
