@@ -22,6 +22,7 @@ import java.util.Map;
  *       single node (the packed defaults), then on a cluster of 3 nodes over 3 clustered NATS servers (the stream
  *       with 3 replicas), with the subscribers on the publisher's node and on another node.</li>
  *   <li>One publisher's rate ({@link PublisherRate}) on the single node and on the cluster's first node.</li>
+ *   <li>What a node reads ({@link ClusterReadRows}): its CPU per event of a type its subscribers do not want.</li>
  *   <li>Fan-out capacity: 1 node against 3, each node held to {@code --cpu-quota} of a core by a cgroup (NATS
  *       is not held, and each node is first warmed up under this load until its JIT compilers are nearly idle),
  *       {@code --subscribers} SSE subscribers spread evenly over the nodes and one publisher at a fixed pace,
@@ -79,6 +80,7 @@ final class ClusterScenario {
         List<List<Object>> publisherRates = new ArrayList<>();
         List<BigDecimal> singleRates;
         List<BigDecimal> clusterRates;
+        List<List<Object>> reads;
 
         System.err.println("bench: cluster: single node (the packed defaults)");
         try (TempDirectory directory = TempDirectory.create("eventhandler-bench-cluster-");
@@ -99,6 +101,8 @@ final class ClusterScenario {
                     three.nats, events, latency, failures, p50s);
             clusterRates = PublisherRate.rows("cluster of 3", three.uris.get(0), events, three.nodes::cpuNanos,
                     () -> three.nodes.cpuNanos() + three.nats.cpuNanos(), publisherRates);
+            System.err.println("bench: cluster: what a node reads of the events none of its subscribers wants");
+            reads = ClusterReadRows.run(three.uris, three.servers.get(1).pid(), events, failures);
         }
         List<List<Object>> capacity = new ArrayList<>();
         Map<Integer, Long> held = new LinkedHashMap<>();
@@ -112,6 +116,7 @@ final class ClusterScenario {
         ResultTable summary = summary(p50s, singleRates, clusterRates, held);
         return new Scenario.Result(List.of(new ResultTable("cluster-latency", LATENCY_COLUMNS, latency),
                 new ResultTable("cluster-publisher-rate", PublisherRate.COLUMNS, publisherRates),
+                new ResultTable("cluster-reads", ClusterReadRows.COLUMNS, reads),
                 new ResultTable("cluster-capacity", CAPACITY_COLUMNS, capacity), summary), failures);
     }
 

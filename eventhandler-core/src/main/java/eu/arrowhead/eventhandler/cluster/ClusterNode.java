@@ -29,8 +29,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -66,7 +68,12 @@ public final class ClusterNode implements AutoCloseable {
     private volatile boolean pullsNeedRestart;
     /** Failed tries to read the stream again since it last succeeded; the node's thread only. */
     private int feedRestartTries;
-    private FeedWatch feedWatch;
+    /** Whether the restart under way reads another scope for the node's subscribers. Ticker thread. */
+    private boolean feedRestartForScope;
+    /** Volatile: a request's thread asks it to look ({@link #lookNow}). */
+    private volatile FeedWatch feedWatch;
+    private ReadNarrowing narrowing;
+    private final AtomicBoolean extraTickQueued = new AtomicBoolean();
     private volatile CursorWatch cursorWatch;
     private final FreezeWatch freezeWatch = new FreezeWatch();
     private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(
@@ -269,7 +276,9 @@ public final class ClusterNode implements AutoCloseable {
         });
         feed = StreamFeed.start(connection.nats(), connection.jetStream(config.timeout()), config.stream(), messages,
                 hub);
-        feedWatch = new FeedWatch(connection.management(quickTimeout()), config.stream(), feed::lastSeenId);
+        feedWatch = new FeedWatch(connection.management(quickTimeout()), config.stream(), feed);
+        narrowing = new ReadNarrowing(hub);
+        hub.whenFeedShouldLook(this::lookNow);
         ticker.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -304,6 +313,11 @@ public final class ClusterNode implements AutoCloseable {
             if (restartReason != null) {
                 LOG.info("node {} reads the cluster's stream again: {}", connection.nodeName(), restartReason);
                 feedNeedsRestart = true;
+            }
+            if (!feedNeedsRestart && (narrowing.narrowIfSettled(System.nanoTime()) || !feed.readsHubScope())) {
+                // Its subscribers want other event types: said in the restart's line.
+                feedNeedsRestart = true;
+                feedRestartForScope = true;
             }
             CursorWatch cursors = cursorWatch;
             if (cursors != null) {
@@ -346,9 +360,39 @@ public final class ClusterNode implements AutoCloseable {
             }
             return;
         }
-        LOG.info("node {} reads the cluster's stream again after id {} (try {}, {} ms)", connection.nodeName(),
-                after, feedRestartTries, (System.nanoTime() - began) / 1_000_000);
+        if (feedRestartForScope) {
+            // At most a widening and a narrowing per ReadNarrowing.SETTLED, however subscribers come and go.
+            LOG.info("node {} reads {} of the cluster's stream, for its subscribers, after id {} (try {}, {} ms)",
+                    connection.nodeName(), feed.reading().subject(), after, feedRestartTries,
+                    (System.nanoTime() - began) / 1_000_000);
+        } else {
+            LOG.info("node {} reads the cluster's stream again after id {} (try {}, {} ms)", connection.nodeName(),
+                    after, feedRestartTries, (System.nanoTime() - began) / 1_000_000);
+        }
         feedRestartTries = 0;
+        feedRestartForScope = false;
+    }
+
+    /**
+     * Asked by the hub, on a request's thread: a subscriber widened what the feed must read, or a resume waits for
+     * an id a narrower feed has not reached. The watch asks the stream at its next look, which runs now.
+     */
+    private void lookNow() {
+        feedWatch.lookNow();
+        // One extra tick waiting at most: a flood of such requests queues nothing.
+        if (!extraTickQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            ticker.execute(this::extraTick);
+        } catch (RejectedExecutionException e) {
+            extraTickQueued.set(false); // the node is closing
+        }
+    }
+
+    private void extraTick() {
+        extraTickQueued.set(false);
+        tick();
     }
 
     /**
@@ -366,11 +410,13 @@ public final class ClusterNode implements AutoCloseable {
      * @param streamLeader    the NATS server that leads the stream
      * @param replicas        the stream's other copies: server name, whether current, how far behind
      * @param unreadable      messages on the stream's subjects that were not events, skipped
+     * @param reads           the event types this node reads from the stream: {@code "all"}, or the one its
+     *                        subscribers want
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record View(String node, String status, String natsServer, String cutOffSince, String cutOffReason,
                        String stream, Long streamLastId, Long streamFirstId, long deliveredId, String streamLeader,
-                       List<String> replicas, long unreadable) {
+                       List<String> replicas, long unreadable, String reads) {
 
         /** Whether the node has NATS. */
         @JsonIgnore
@@ -409,7 +455,11 @@ public final class ClusterNode implements AutoCloseable {
         return new View(connection.nodeName(), cutOff == null ? "UP" : "CUT_OFF", connection.connectedServer(),
                 cutOff == null ? null : cutOff.since().toString(), cutOff == null ? null : cutOff.why(),
                 config.stream(), last, first, fed == null ? 0 : fed.lastId(), leader, replicas,
-                reading == null ? 0 : reading.unreadable());
+                reading == null ? 0 : reading.unreadable(), reading == null ? null : reads(reading.reading()));
+    }
+
+    private static String reads(StreamFeed.Reading reading) {
+        return reading == null || !reading.filtered() ? "all" : reading.scope().topicKeys().iterator().next();
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.nats.client.JetStreamManagement;
 import io.nats.client.api.StreamInfo;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,19 +19,32 @@ import org.slf4j.LoggerFactory;
  *       the new leader, where the other nodes' did at once). A restart costs one new consumer, and a feed that
  *       worked goes on until the new one is made;</li>
  *   <li>a hub that has delivered nothing for {@link #STALL} while the stream holds later events has a stalled
- *       feed (its consumer lived on a server that failed without leading the stream).</li>
+ *       feed (its consumer lived on a server that failed without leading the stream). A feed that reads one
+ *       event type is behind only while the stream's last message of that type is later than what it delivered;
+ *       while it is not, the hub is told it has all it wants up to the stream's last sequence
+ *       ({@link StreamFeed#skipTo}), so that a resume from there is served without waiting for the next event of
+ *       the type.</li>
  * </ul>
  */
 final class FeedWatch {
     private static final Logger LOG = LoggerFactory.getLogger(FeedWatch.class);
     private static final long CHECK_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
+    /**
+     * A look asked for at once ({@link #lookNow}) still waits this long after the last: any client can ask for
+     * one, with a resume from an id this node has not reached, and each costs JetStream two requests. A feed that
+     * reads part of the stream is looked at this often anyway: how far the stream has got is what a first
+     * subscriber to a type it did not read counts as old news, and what a resume ahead of the feed is checked
+     * against (ten requests a second).
+     */
+    private static final long LOOK_NOW_GAP_NANOS = Duration.ofMillis(200).toNanos();
     static final Duration STALL = Duration.ofSeconds(2);
 
     private final JetStreamManagement management;
     private final String stream;
-    /** The last sequence the feed has seen: delivered, or skipped as not an event. */
-    private final LongSupplier lastSeen;
+    private final StreamFeed feed;
     private long lastCheckNanos;
+    /** Set from other threads: the next call looks whenever the last look was. */
+    private volatile boolean lookNow;
     private long lastDelivered = -1;
     /** Since when the hub is behind the stream without delivering; 0 while it is not. */
     private long behindSinceNanos;
@@ -41,10 +53,10 @@ final class FeedWatch {
     /** The stream's last sequence at the last look that was answered; 0 before one was. */
     private long streamLastId;
 
-    FeedWatch(JetStreamManagement management, String stream, LongSupplier lastSeen) {
+    FeedWatch(JetStreamManagement management, String stream, StreamFeed feed) {
         this.management = management;
         this.stream = stream;
-        this.lastSeen = lastSeen;
+        this.feed = feed;
     }
 
     /**
@@ -53,11 +65,14 @@ final class FeedWatch {
      */
     String restartReason() {
         long now = System.nanoTime();
-        if (now - lastCheckNanos < CHECK_EVERY_NANOS) {
+        StreamFeed.Reading reading = feed.reading();
+        boolean filtered = reading != null && reading.filtered();
+        if (now - lastCheckNanos < (lookNow || filtered ? LOOK_NOW_GAP_NANOS : CHECK_EVERY_NANOS)) {
             return null;
         }
+        lookNow = false;
         lastCheckNanos = now;
-        long delivered = lastSeen.getAsLong();
+        long delivered = feed.lastSeenId();
         StreamInfo info;
         try {
             info = management.getStreamInfo(stream);
@@ -67,6 +82,7 @@ final class FeedWatch {
             return null;
         }
         streamLastId = Math.max(streamLastId, info.getStreamState().getLastSequence());
+        feed.streamReached(streamLastId);
         String leader = info.getClusterInfo() == null ? null : info.getClusterInfo().getLeader();
         String formerLeader = lastLeader;
         if (leader != null) {
@@ -78,7 +94,17 @@ final class FeedWatch {
             behindSinceNanos = 0;
             return "the stream's leader moved from " + formerLeader + " to " + leader;
         }
-        boolean stuck = streamLastId > delivered && !progressed;
+        boolean behind;
+        if (filtered) {
+            Boolean behindOnItsSubject = behindOnItsSubject(reading, info.getStreamState().getLastSequence());
+            if (behindOnItsSubject == null) {
+                return null; // cannot tell now: the stall's clock goes on
+            }
+            behind = behindOnItsSubject;
+        } else {
+            behind = streamLastId > delivered;
+        }
+        boolean stuck = behind && !progressed;
         if (!stuck) {
             behindSinceNanos = 0;
             return null;
@@ -91,6 +117,33 @@ final class FeedWatch {
             return "it has delivered nothing for " + STALL.toSeconds() + " s while the stream holds later events";
         }
         return null;
+    }
+
+    /**
+     * Whether the stream holds a message of the feed's subject that the feed has not delivered, or {@code null} if
+     * it cannot tell now; if not, the hub has all it wants up to {@code streamLast}, which the stream's description
+     * gave before this asks.
+     */
+    private Boolean behindOnItsSubject(StreamFeed.Reading reading, long streamLast) {
+        long wanted;
+        try {
+            wanted = StreamReader.lastOfSubject(management, stream, reading.subject());
+        } catch (IOException | JetStreamApiException e) {
+            LOG.debug("the stream {} does not tell its last message on {} now: {}", stream, reading.subject(),
+                    e.getMessage());
+            return null;
+        }
+        // Read after the question: what the feed delivered then covers every message of the subject up to streamLast.
+        if (wanted > feed.lastSeenId()) {
+            return true;
+        }
+        feed.skipTo(reading, streamLast);
+        return false;
+    }
+
+    /** Makes the next {@link #restartReason} ask the stream, however recently it did. */
+    void lookNow() {
+        lookNow = true;
     }
 
     /**

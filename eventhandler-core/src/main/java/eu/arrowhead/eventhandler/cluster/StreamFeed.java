@@ -3,6 +3,7 @@ package eu.arrowhead.eventhandler.cluster;
 import eu.arrowhead.eventhandler.topic.Hub;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.Publication;
+import eu.arrowhead.eventhandler.topic.ReadScope;
 import io.nats.client.Connection;
 import io.nats.client.Dispatcher;
 import io.nats.client.JetStream;
@@ -20,8 +21,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Feeds this node's hub from the stream: every event, in sequence order, with its sequence as its id. This is
- * how every node delivers every event, whichever node took its publish.
+ * Feeds this node's hub from the stream: every event its subscribers may want, in sequence order, with its
+ * sequence as its id. This is how every node delivers every event its subscribers want, whichever node took its
+ * publish.
+ *
+ * <p>The consumer reads the subject of the hub's {@link ReadScope}: while one event type has
+ * subscribers here, JetStream sends this node only that type's messages, and a node carries only its own
+ * subscribers' share of the stream. nats-server 2.9 takes one filter subject per consumer, so two types or more
+ * are read as every type. When the hub's scope changes, the node {@linkplain #restart restarts} the feed in the
+ * new scope after the hub's last id. Until the new consumer is made, a wider one goes on delivering what the
+ * narrower scope covers; a narrower one, which never read a type a new subscriber wants, is ignored.
  *
  * <p>An ordered consumer: JetStream pushes the stream's messages to this node without acknowledgements, and the
  * client recreates the consumer from the last sequence it saw when a message is missing. The consumer lives on
@@ -29,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * only after several missed heartbeats, seconds to tens of seconds, so the node {@linkplain #restart restarts} the
  * feed itself after the hub's last id as soon as it is connected again. A restart makes the new consumer before it
  * lets go of the old one, which may still deliver (jnats recreates an ordered consumer itself after some
- * reconnects): a try that fails, as tries do while JetStream elects leaders, never stops a feed that works. Both
+ * reconnects): a try that fails, as tries do while JetStream elects leaders, never stops a feed that works
+ * (short of a wider scope, above). Both
  * hand every event in order on one dispatcher thread, and the hub ignores ids it has delivered, so while two
  * deliver each event is taken once, from whichever brings it first.
  *
@@ -91,6 +101,9 @@ final class StreamFeed implements AutoCloseable {
     }
 
     private synchronized long subscribe(JetStream through) throws IOException {
+        // The scope first: should it change before the last id is read, this consumer delivers nothing and is
+        // replaced; read the other way round, it could start after events of a type the new scope added.
+        ReadScope scope = hub.readScope();
         long after = hub.lastId();
         PushSubscribeOptions options = PushSubscribeOptions.builder()
                 .stream(stream)
@@ -103,24 +116,41 @@ final class StreamFeed implements AutoCloseable {
                 // replaced, whose subscription is gone; FeedWatch and the restart on reconnect do that job.
                 .messageAlarmTime(NO_HEARTBEAT_ALARM_MILLIS)
                 .build();
-        Consumer consumer = new Consumer();
+        String subject = messages.subjectOf(scope);
+        Consumer consumer = new Consumer(new Reading(scope, subject, !subject.equals(messages.allSubjects())));
         pending = consumer;
         try {
-            consumer.subscription = through.subscribe(messages.allSubjects(), dispatcher, consumer::deliver, false,
-                    options);
+            consumer.subscription = through.subscribe(consumer.reading.subject(), dispatcher, consumer::deliver,
+                    false, options);
+            // Current before it stops being pending: a message the dispatcher hands it in between would be dropped,
+            // and lost if the hub ignores the consumer it replaces (one that never read a type a subscriber wants).
+            current = consumer;
         } catch (JetStreamApiException e) {
             throw new IOException("cannot read the cluster's stream " + stream + ": " + e.getMessage(), e);
         } finally {
             pending = null;
         }
-        current = consumer;
-        LOG.debug("feeding the hub from the stream {} after id {}", stream, after);
+        LOG.debug("feeding the hub from the stream {} after id {}, subject {}", stream, after,
+                consumer.reading.subject());
         return after;
+    }
+
+    /**
+     * What one consumer reads: the hub's scope when it was made, and the subject that covers it.
+     *
+     * @param filtered whether the subject leaves some of the stream's messages out
+     */
+    record Reading(ReadScope scope, String subject, boolean filtered) {
     }
 
     /** One ordered consumer's handler. */
     private final class Consumer {
+        final Reading reading;
         volatile JetStreamSubscription subscription;
+
+        Consumer(Reading reading) {
+            this.reading = reading;
+        }
 
         void deliver(Message message) {
             // A subscription jnats registered for a making that then failed stays out, as do replaced ones.
@@ -132,7 +162,9 @@ final class StreamFeed implements AutoCloseable {
             try {
                 event = messages.decode(message.getHeaders(), message.getData());
             } catch (IllegalArgumentException e) {
-                // Someone else writes on the stream's subjects: skipped, counted, and said once.
+                // Someone else writes on the stream's subjects: passed by as an event of no subscriber's, so that
+                // the hub's last id is not left behind the stream, counted, and said once.
+                hub.skipTo(reading.scope(), id);
                 if (id <= lastUnreadableId) {
                     return;
                 }
@@ -146,7 +178,7 @@ final class StreamFeed implements AutoCloseable {
             }
             Publication publication = Publication.queued();
             try {
-                hub.deliver(id, List.of(event), publication);
+                hub.deliver(reading.scope(), id, List.of(event), publication);
             } finally {
                 publication.runDeferred();
             }
@@ -161,14 +193,43 @@ final class StreamFeed implements AutoCloseable {
         }
     }
 
+    /** What the consumer delivering reads, or {@code null} before one does. */
+    Reading reading() {
+        Consumer delivering = current;
+        return delivering == null ? null : delivering.reading;
+    }
+
+    /** Whether the consumer delivering reads what the hub wants read now: no more, no less. */
+    boolean readsHubScope() {
+        Reading reading = reading();
+        return reading != null && reading.scope().equals(hub.readScope());
+    }
+
+    /**
+     * Tells the hub that the stream holds no event of {@code reading}'s subject up to {@code id} that the feed has
+     * not delivered: the caller asked the stream, after {@code id} was its last. Ignored if that scope no longer
+     * covers the hub's.
+     */
+    void skipTo(Reading reading, long id) {
+        hub.skipTo(reading.scope(), id);
+    }
+
+    /** Tells the hub the stream's last sequence: a resume up to it need not wait for a narrower feed. */
+    void streamReached(long id) {
+        hub.streamReached(id);
+    }
+
     /** Messages on the stream's subjects that were not events, skipped. */
     long unreadable() {
         return unreadable.get();
     }
 
-    /** The last sequence of the stream this feed has seen: delivered to the hub, or skipped as unreadable. */
+    /**
+     * The last sequence of the stream this feed has passed: delivered to the hub, skipped as unreadable, or told
+     * of by {@link #skipTo}.
+     */
     long lastSeenId() {
-        return Math.max(hub.lastId(), lastUnreadableId);
+        return hub.lastId();
     }
 
     @Override

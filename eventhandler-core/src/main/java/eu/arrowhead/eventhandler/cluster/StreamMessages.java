@@ -2,6 +2,7 @@ package eu.arrowhead.eventhandler.cluster;
 
 import eu.arrowhead.eventhandler.protocol.EventEncoding;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
+import eu.arrowhead.eventhandler.topic.ReadScope;
 import io.nats.client.Message;
 import io.nats.client.impl.Headers;
 import io.nats.client.impl.NatsMessage;
@@ -40,6 +41,12 @@ final class StreamMessages {
      */
     String fillerSubject() {
         return subjectPrefix + ".%filler";
+    }
+
+    /** The subject that covers the topics of {@code scope}: one filter subject, as nats-server 2.9 takes. */
+    String subjectOf(ReadScope scope) {
+        return scope.readsEveryTopic() || scope.topicKeys().size() != 1 ? allSubjects()
+                : subject(scope.topicKeys().iterator().next());
     }
 
     /**

@@ -126,6 +126,19 @@ final class StreamReader {
         return message == null ? 0 : message.getSeq();
     }
 
+    /** The sequence of the last message of {@code stream} on one {@code subject} now; 0 if there is none. */
+    static long lastOfSubject(JetStreamManagement management, String stream, String subject)
+            throws IOException, JetStreamApiException {
+        try {
+            return management.getLastMessage(stream, subject).getSeq();
+        } catch (JetStreamApiException e) {
+            if (e.getApiErrorCode() == NO_MESSAGE) {
+                return 0;
+            }
+            throw e;
+        }
+    }
+
     /** One message of the stream, or {@code null}: there is none such. */
     private MessageInfo message(MessageGetRequest request) {
         requireUp();
@@ -236,14 +249,7 @@ final class StreamReader {
             if (subject.equals(messages.allSubjects())) {
                 return management.getStreamInfo(stream).getStreamState().getLastSequence();
             }
-            try {
-                return management.getLastMessage(stream, subject).getSeq();
-            } catch (JetStreamApiException e) {
-                if (e.getApiErrorCode() == NO_MESSAGE) {
-                    return 0;
-                }
-                throw e;
-            }
+            return lastOfSubject(management, stream, subject);
         }
 
         private void decodeInto(Message message, long id) {

@@ -89,12 +89,15 @@ final class StreamSetup {
         }
         long maxEvents = config.maxEvents() == 0 ? -1 : config.maxEvents();
         Duration maxAge = config.maxAge();
+        // A direct get may be answered by a follower that lags the leader: a node's feed that asks for the last
+        // event of its type (FeedWatch) could take an older one for the last and skip past a newer one.
         if (!have.getMaxAge().equals(maxAge) || have.getMaxMsgs() != maxEvents
-                || !have.getDuplicateWindow().equals(config.duplicateWindow())) {
+                || !have.getDuplicateWindow().equals(config.duplicateWindow()) || have.getAllowDirect()) {
             info = management.updateStream(StreamConfiguration.builder(have).maxAge(maxAge).maxMessages(maxEvents)
-                    .duplicateWindow(config.duplicateWindow()).build());
-            LOG.info("applied cluster.retention-* and cluster.duplicate-window-seconds to the stream {}",
-                    config.stream());
+                    .duplicateWindow(config.duplicateWindow()).allowDirect(false).build());
+            LOG.info("applied cluster.retention-* and cluster.duplicate-window-seconds to the stream {}{}",
+                    config.stream(), have.getAllowDirect() ? ", and turned its direct gets off (a lagging replica"
+                            + " may answer them)" : "");
         }
         return info;
     }

@@ -104,6 +104,8 @@ public final class SubscriberQueue implements Subscriber {
     private volatile boolean finishing;
     /** The stream carries one page of the event log and ends: live events are not wanted. */
     private volatile boolean pageOnly;
+    /** Events up to this id the subscriber has from another node ({@link #hasUpTo}); written and read under the hub's lock. */
+    private long hasUpTo;
     /** The subscriber is authorized for none of its sources any more: no event is written, and the stream ends. */
     private volatile boolean revoked;
     private boolean closed;
@@ -187,8 +189,13 @@ public final class SubscriberQueue implements Subscriber {
     }
 
     @Override
+    public void hasUpTo(long id) {
+        hasUpTo = id;
+    }
+
+    @Override
     public void offer(PublishedEvent event, Publication publication) {
-        if (closeRequested.get() || pageOnly || revoked) {
+        if (closeRequested.get() || pageOnly || revoked || event.id() <= hasUpTo) {
             return;
         }
         if (!queue.offer(event)) {

@@ -33,6 +33,10 @@ import java.util.stream.Collectors;
  * forgotten as {@link #removeIdleTopics} forgets it, so a resume from before it is served by the log or told of
  * the gap, exactly as after a cut of the {@link WindowBudget}. Only subscribed topics, or a burst of new ones
  * faster than the log delivers, make the limit refuse.
+ *
+ * <p>On a cluster node the hub also decides what the node's feed reads of the stream, its {@link ReadScope}: only
+ * the topics it holds, narrowed by the node ({@link #narrowReads}) and widened here as a subscriber to another topic
+ * arrives, under the lock that registers it (docs/architecture.md says why the hub owns it).
  */
 public final class Hub {
     private final ReentrantLock lock = new ReentrantLock();
@@ -52,6 +56,20 @@ public final class Hub {
     private long evictions;
     /** Why publishes and subscriptions are refused for now, or {@code null}. */
     private String refusal;
+    /**
+     * What a cluster node's feed reads. Every topic the hub holds is covered: a narrower scope removes the others,
+     * and a subscriber to a topic outside it widens it before the topic is made.
+     */
+    private ReadScope readScope = ReadScope.EVERY_TOPIC;
+    /** The most topics a scope short of every topic names: a consumer of nats-server 2.9 filters on one subject. */
+    private static final int MOST_TOPICS_READ_APART = 1;
+    /**
+     * Told, after the lock, that the feed should look at once: the scope has widened, or a resume waits for an id
+     * the hub has not reached.
+     */
+    private volatile Runnable feedShouldLook = () -> { };
+    /** The stream's last sequence as a cluster node's feed last learnt it; 0 on a single node. */
+    private long streamReachedId;
 
     /**
      * A hub that delivers the log's events after its last id.
@@ -109,21 +127,150 @@ public final class Hub {
      *                    ({@link Publication#runDeferred}) once this returns
      */
     public void deliver(long firstId, List<IncomingEvent> events, Publication publication) {
-        long now = System.nanoTime();
         lock.lock();
         try {
-            long id = firstId;
-            for (IncomingEvent event : events) {
-                if (id > lastDelivered) {
-                    deliverOne(id, event, now, publication);
-                    lastDelivered = id;
-                }
-                id++;
-            }
-            keepWindowsWithinBudget();
+            deliverInOrder(firstId, events, publication);
         } finally {
             lock.unlock();
         }
+    }
+
+    /**
+     * As {@link #deliver(long, List, Publication)}, for a cluster node's feed that reads {@code scope}: ignored,
+     * returning false, unless that scope covers the hub's. Ids may skip the events of topics the scope leaves out;
+     * the events of topics the hub's scope leaves out pass by, no topic made for them.
+     */
+    public boolean deliver(ReadScope scope, long firstId, List<IncomingEvent> events, Publication publication) {
+        lock.lock();
+        try {
+            if (!scope.covers(readScope)) {
+                return false;
+            }
+            deliverInOrder(firstId, events, publication);
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void deliverInOrder(long firstId, List<IncomingEvent> events, Publication publication) {
+        long now = System.nanoTime();
+        long id = firstId;
+        for (IncomingEvent event : events) {
+            if (id > lastDelivered) {
+                if (readScope.covers(event.topicKey())) {
+                    deliverOne(id, event, now, publication);
+                }
+                lastDelivered = id;
+            }
+            id++;
+        }
+        keepWindowsWithinBudget();
+    }
+
+    /**
+     * Moves the last id delivered to {@code id}, for a feed reading {@code scope} that knows the stream holds no
+     * event of its topics up to it that it has not delivered: a resume from there need not wait.
+     */
+    public void skipTo(ReadScope scope, long id) {
+        lock.lock();
+        try {
+            if (scope.covers(readScope) && id > lastDelivered) {
+                lastDelivered = id;
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tells the hub the stream's last sequence, as a cluster node's feed learnt it. */
+    public void streamReached(long id) {
+        lock.lock();
+        try {
+            streamReachedId = Math.max(streamReachedId, id);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** What a cluster node's feed should read now. */
+    public ReadScope readScope() {
+        lock.lock();
+        try {
+            return readScope;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Runs {@code look} (after the hub's lock) whenever a new subscriber widens the {@link #readScope}, or a resume
+     * is told to try again while the scope leaves topics out: the feed of a narrower scope learns only from time
+     * to time that the stream holds nothing more for it ({@link #skipTo}).
+     */
+    public void whenFeedShouldLook(Runnable look) {
+        this.feedShouldLook = look;
+    }
+
+    /**
+     * The topics that have subscribers now, if they are few enough to be read apart (one on nats-server 2.9);
+     * {@code null} if they are more. Cheap when they are more: idle topics are counted apart.
+     */
+    public Set<String> subscribedTopicsIfFew() {
+        lock.lock();
+        try {
+            if (topics.size() - idle.size() > MOST_TOPICS_READ_APART) {
+                return null;
+            }
+            return topics.values().stream().filter(TopicBroadcaster::hasSubscribers).map(TopicBroadcaster::key)
+                    .collect(Collectors.toUnmodifiableSet());
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Reads only {@code topicKeys} from now on, unless a topic outside them has a subscriber: removes every other
+     * topic with its replay window (a resume from before is served by the log). The feed of the wider scope goes on
+     * delivering what the new one covers until a feed of the new scope replaces it.
+     *
+     * @return the new scope, or {@code null} if a subscriber wants a topic outside it
+     */
+    public ReadScope narrowReads(Set<String> topicKeys) {
+        lock.lock();
+        try {
+            for (TopicBroadcaster topic : topics.values()) {
+                if (topic.hasSubscribers() && !topicKeys.contains(topic.key())) {
+                    return null;
+                }
+            }
+            for (TopicBroadcaster topic : new ArrayList<>(topics.values())) {
+                if (!topicKeys.contains(topic.key())) {
+                    remove(topic);
+                }
+            }
+            forgottenUpTo = Math.max(forgottenUpTo, lastDelivered);
+            readScope = new ReadScope(topicKeys);
+            return readScope;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Called under the lock before topics are made for a subscriber: a topic the feed has not been reading has
+     * missed events, so its window starts at the last id delivered, and the feed reads it too from there (every
+     * topic, once they are more than one subject can name). Only a feed of the new scope is taken from then on.
+     */
+    private boolean widenReadsFor(Set<String> topicKeys) {
+        for (String key : topicKeys) {
+            if (!readScope.covers(key)) {
+                forgottenUpTo = Math.max(forgottenUpTo, lastDelivered);
+                readScope = readScope.with(topicKeys, MOST_TOPICS_READ_APART);
+                return true;
+            }
+        }
+        return false;
     }
 
     private void deliverOne(long id, IncomingEvent event, long now, Publication publication) {
@@ -166,16 +313,36 @@ public final class Hub {
      */
     public Replay subscribe(Set<String> topicKeys, Subscriber subscriber, OptionalLong afterId) {
         long now = System.nanoTime();
+        boolean feedShouldLookNow = false;
+        long hasUpTo = 0;
         lock.lock();
         try {
             requireOpen();
             if (afterId.isPresent() && afterId.getAsLong() > lastDelivered && log.mayStillDeliver(afterId.getAsLong())) {
-                // Another node delivered it already, or it is being committed; this node will deliver it in a moment.
-                // Served now, the events between would reach the subscriber twice.
-                throw new UnavailableException("this node has not yet received event " + afterId.getAsLong()
-                        + "; try again in a moment");
+                if (readScope.readsEveryTopic() || afterId.getAsLong() > streamReachedId) {
+                    feedShouldLookNow = !readScope.readsEveryTopic();
+                    // Another node delivered it already, or it is being committed; this node will deliver it in a
+                    // moment. Served now, the events between would reach the subscriber twice.
+                    throw new UnavailableException("this node has not yet received event " + afterId.getAsLong()
+                            + "; try again in a moment");
+                }
+                // A narrower feed learns only from time to time that the stream holds nothing more for it, so its
+                // last id may lag the stream for good: the subscriber has every event of its topics up to its
+                // resume point, which the stream holds, and takes only what comes after it.
+                hasUpTo = afterId.getAsLong();
             }
             makeRoomFor(topicKeys);
+            feedShouldLookNow = widenReadsFor(topicKeys);
+            if (feedShouldLookNow && afterId.isEmpty() && streamReachedId > lastDelivered) {
+                // The feed reads the new topic from the last id delivered, which a narrower feed may have left behind
+                // the stream: what the stream held at its last look was published before this subscriber came, and
+                // is not news to it.
+                hasUpTo = streamReachedId;
+            }
+            if (hasUpTo > 0) {
+                // Told before it is registered: a subscriber that cannot take it is not left in its topics.
+                subscriber.hasUpTo(hasUpTo);
+            }
             List<TopicBroadcaster> subscribed = new ArrayList<>(topicKeys.size());
             for (String key : topicKeys) {
                 TopicBroadcaster topic = topicFor(key, now);
@@ -183,10 +350,16 @@ public final class Hub {
                 idle.remove(topic);
                 subscribed.add(topic);
             }
+            if (hasUpTo > 0) {
+                return Replay.live(Math.max(lastDelivered, hasUpTo));
+            }
             return afterId.isPresent() ? replay(subscribed, subscriber.filter(), afterId.getAsLong())
                     : Replay.live(lastDelivered);
         } finally {
             lock.unlock();
+            if (feedShouldLookNow) {
+                feedShouldLook.run();
+            }
         }
     }
 

@@ -14,4 +14,13 @@ public interface Subscriber {
      *                    {@link Publication#NONE}
      */
     void offer(PublishedEvent event, Publication publication);
+
+    /**
+     * Told by the hub under its lock, as it registers this subscriber: it has every event of its topics up to
+     * {@code id} already, and offers up to it are to be dropped. Only a resume on a cluster node whose feed has
+     * not reached that id yet is told ({@link Hub#subscribe}); a subscriber that never resumes need not take it.
+     */
+    default void hasUpTo(long id) {
+        throw new UnsupportedOperationException("this subscriber does not resume");
+    }
 }

@@ -1,6 +1,7 @@
 package eu.arrowhead.eventhandler.cluster;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,10 +13,13 @@ import eu.arrowhead.eventhandler.testing.Reply;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.SseStream.Frame;
 import eu.arrowhead.eventhandler.testing.TestServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.hc.client5.http.classic.methods.HttpDelete;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -97,8 +101,7 @@ class ClusterModeTest {
             published.add(publish(0, "c.resume", "e" + i));
         }
         // Older than node 2's replay window (20 events): read back from the stream, then the window, then live.
-        try (SseStream stream = nodes[2].subscribe("?eventType=c.resume", "Last-Event-ID",
-                Long.toString(published.get(9)))) {
+        try (SseStream stream = resume(2, "?eventType=c.resume", published.get(9))) {
             long live = publish(1, "c.resume", "live");
             List<Long> received = new ArrayList<>();
             for (Frame frame : stream.events(91, WAIT)) {
@@ -209,6 +212,99 @@ class ClusterModeTest {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A node whose subscribers want one event type reads only that type from the stream (its health says so) and
+     * holds no topic of the others. A subscriber to another type widens what it reads at once, its resume from
+     * before served from the stream; both subscribers get every event of theirs, in order, while the node switches,
+     * and once the second leaves the node reads the one type again.
+     */
+    @Test
+    void aNodeReadsOnlyTheEventTypeItsSubscribersWant() throws Exception {
+        try (SseStream narrow = nodes[1].subscribe("?eventType=c.narrow")) {
+            Await.until("node 1 reads only c.narrow", WAIT, () -> "c.narrow".equals(reads(1)));
+            List<Long> narrowIds = new ArrayList<>();
+            List<Long> otherIds = new ArrayList<>();
+            for (int i = 0; i < 40; i++) {
+                otherIds.add(publish(0, "c.other", "o" + i));
+                if (i % 10 == 9) {
+                    narrowIds.add(publish(2, "c.narrow", "n" + i));
+                }
+            }
+            assertEquals(narrowIds, ids(narrow.events(4, WAIT)));
+            String topics = nodes[1].get("/eventhandler/mgmt/topics").body();
+            assertFalse(topics.contains("c.other"), "node 1 read no event of c.other: " + topics);
+
+            try (SseStream other = resume(1, "?eventType=c.other", otherIds.get(0) - 1)) {
+                for (int i = 40; i < 60; i++) {
+                    otherIds.add(publish(0, "c.other", "o" + i));
+                    narrowIds.add(publish(2, "c.narrow", "n" + i));
+                }
+                assertEquals(otherIds, ids(other.events(60, WAIT)));
+                assertEquals(narrowIds.subList(4, 24), ids(narrow.events(20, WAIT)));
+                assertEquals("all", reads(1));
+            }
+            Await.until("node 1 reads only c.narrow again", WAIT, () -> "c.narrow".equals(reads(1)));
+            long last = publish(0, "c.narrow", "after");
+            assertEquals(List.of(last), ids(narrow.events(1, WAIT)));
+        }
+    }
+
+    /**
+     * Events published one after the other while the node's subscriber makes it read every type (it read another
+     * one) and then, once that subscriber has been alone for a while, only that subscriber's type: every one
+     * arrives once, in order, on the node that took the publishes.
+     */
+    @Test
+    void aSubscriberLosesNothingWhileItsNodeWidensAndNarrowsWhatItReads() throws Exception {
+        try (SseStream idle = nodes[0].subscribe("?eventType=c.switch-idle")) {
+            Await.until("node 0 reads only c.switch-idle", WAIT, () -> "c.switch-idle".equals(reads(0)));
+        }
+        try (SseStream stream = nodes[0].subscribe("?eventType=c.switch")) {
+            assertEquals("all", reads(0), "c.switch-idle and c.switch are more than one subject");
+            List<Long> published = new ArrayList<>();
+            long began = System.nanoTime();
+            while (!"c.switch".equals(reads(0)) || published.size() < 200) {
+                published.add(publish(0, "c.switch", "s" + published.size()));
+                assertTrue(System.nanoTime() - began < WAIT.toNanos(), "node 0 never read only c.switch");
+            }
+            assertEquals(published, ids(stream.events(published.size(), WAIT)));
+        }
+    }
+
+    /** What node {@code node} reads from the stream, as its health says. */
+    private static String reads(int node) {
+        String health = nodes[node].get("/eventhandler/mgmt/health").body();
+        try {
+            return JSON.readTree(health).get("cluster").get("reads").asText();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<Long> ids(List<Frame> frames) {
+        return frames.stream().map(frame -> Long.parseLong(frame.id())).toList();
+    }
+
+    /**
+     * Resumes as the subscriber library does: a node whose feed has not yet reached the resume point says to try
+     * again in a moment, and is asked again.
+     */
+    private static SseStream resume(int node, String query, long lastEventId) throws InterruptedException {
+        AtomicReference<SseStream> opened = new AtomicReference<>();
+        Await.until("node " + node + " serves a resume from " + lastEventId, WAIT, () -> {
+            try {
+                opened.set(nodes[node].subscribe(query, "Last-Event-ID", Long.toString(lastEventId)));
+                return true;
+            } catch (SseStream.RefusedException e) {
+                if (!e.getMessage().contains("try again")) {
+                    throw e;
+                }
+                return false;
+            }
+        });
+        return opened.get();
     }
 
     @Test

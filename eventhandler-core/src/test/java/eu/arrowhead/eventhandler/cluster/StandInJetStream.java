@@ -50,7 +50,8 @@ final class StandInJetStream {
             if (failure == Failure.UNANSWERED) {
                 throw new IOException("Timeout or no response waiting for NATS JetStream server");
             }
-            JetStreamSubscription subscription = subscribed((MessageHandler) args[2], (PushSubscribeOptions) args[4]);
+            JetStreamSubscription subscription = subscribed((String) args[0], (MessageHandler) args[2],
+                    (PushSubscribeOptions) args[4]);
             if (failure == Failure.AFTER_REGISTERING) {
                 throw new IllegalStateException("Connection is Closed");
             }
@@ -65,12 +66,15 @@ final class StandInJetStream {
 
     /** One consumer the feed made: the handler its messages go to, and what it asked for. */
     static final class Consumer {
+        final String subject;
         final MessageHandler handler;
         final PushSubscribeOptions options;
         final JetStreamSubscription subscription;
         boolean unsubscribed;
 
-        Consumer(MessageHandler handler, PushSubscribeOptions options, JetStreamSubscription subscription) {
+        Consumer(String subject, MessageHandler handler, PushSubscribeOptions options,
+                 JetStreamSubscription subscription) {
+            this.subject = subject;
             this.handler = handler;
             this.options = options;
             this.subscription = subscription;
@@ -134,10 +138,11 @@ final class StandInJetStream {
         dispatcherActive = false;
     }
 
-    private synchronized JetStreamSubscription subscribed(MessageHandler handler, PushSubscribeOptions options) {
+    private synchronized JetStreamSubscription subscribed(String subject, MessageHandler handler,
+                                                          PushSubscribeOptions options) {
         JetStreamSubscription subscription = proxy(JetStreamSubscription.class,
                 (self, method, args) -> unexpected(self, method.getName(), args));
-        consumers.add(new Consumer(handler, options, subscription));
+        consumers.add(new Consumer(subject, handler, options, subscription));
         return subscription;
     }
 

@@ -203,6 +203,38 @@ class StreamFeedTest {
         assertEquals(ids(1, 9), subscriber.ids());
     }
 
+    /**
+     * When the hub reads only the topic its subscriber wants, the restarted feed's consumer reads only that topic's
+     * subject, after the hub's last id; the consumer of the wider scope goes on delivering that topic's events until
+     * it is replaced.
+     */
+    @Test
+    void aFeedRestartedForANarrowerScopeReadsOnlyItsSubject() throws Exception {
+        hub.unsubscribe(Set.of("a", "b"), subscriber);
+        RecordingSubscriber onlyA = new RecordingSubscriber();
+        hub.subscribe(Set.of("a"), onlyA, OptionalLong.empty());
+        Consumer first = startedWith(4);
+        assertEquals("eh.events.>", first.subject);
+        assertTrue(feed.readsHubScope());
+
+        assertEquals(Set.of("a"), hub.narrowReads(Set.of("a")).topicKeys());
+        assertFalse(feed.readsHubScope(), "the feed must be restarted");
+        deliver(first, 5, 6);
+        assertEquals(List.of(1L, 2L, 4L, 5L), onlyA.ids(), "the wider consumer goes on until it is replaced");
+
+        assertEquals(6, feed.restart(nats.jetStream));
+        Consumer second = nats.consumers().get(1);
+        assertEquals("eh.events.a", second.subject);
+        assertEquals(7, second.startSequence());
+        assertTrue(feed.readsHubScope());
+        second.deliver(message(7));
+        second.deliver(message(8));
+        second.deliver(message(10));
+        assertEquals(List.of(1L, 2L, 4L, 5L, 7L, 8L, 10L), onlyA.ids(), "ids skip the other topic's events");
+        assertEquals("a", feed.reading().scope().topicKeys().iterator().next());
+        assertTrue(feed.reading().filtered());
+    }
+
     /** Starts the feed and plays its consumer the stream's messages 1 to {@code last}; returns the consumer. */
     private Consumer startedWith(long last) throws Exception {
         feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);

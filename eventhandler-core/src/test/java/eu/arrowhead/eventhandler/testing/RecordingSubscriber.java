@@ -10,6 +10,7 @@ import java.util.List;
 /** A hub subscriber that keeps every event offered to it, in the order offered (under the hub's lock). */
 public final class RecordingSubscriber implements Subscriber {
     private final List<PublishedEvent> offered = new ArrayList<>();
+    private long hasUpTo;
 
     @Override
     public SubscriberFilter filter() {
@@ -18,7 +19,14 @@ public final class RecordingSubscriber implements Subscriber {
 
     @Override
     public synchronized void offer(PublishedEvent event, Publication publication) {
-        offered.add(event);
+        if (event.id() > hasUpTo) {
+            offered.add(event);
+        }
+    }
+
+    @Override
+    public synchronized void hasUpTo(long id) {
+        hasUpTo = id;
     }
 
     public synchronized List<PublishedEvent> offered() {
