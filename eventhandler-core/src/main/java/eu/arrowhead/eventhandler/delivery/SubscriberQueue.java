@@ -195,7 +195,8 @@ public final class SubscriberQueue implements Subscriber {
 
     @Override
     public void offer(PublishedEvent event, Publication publication) {
-        if (closeRequested.get() || pageOnly || revoked || event.id() <= hasUpTo) {
+        // Control frames (heartbeats, notices) have id 0: only events the subscriber has are dropped.
+        if (closeRequested.get() || pageOnly || revoked || event.id() > 0 && event.id() <= hasUpTo) {
             return;
         }
         if (!queue.offer(event)) {

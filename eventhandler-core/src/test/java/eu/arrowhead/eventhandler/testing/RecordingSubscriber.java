@@ -19,7 +19,7 @@ public final class RecordingSubscriber implements Subscriber {
 
     @Override
     public synchronized void offer(PublishedEvent event, Publication publication) {
-        if (event.id() > hasUpTo) {
+        if (event.id() == 0 || event.id() > hasUpTo) {
             offered.add(event);
         }
     }
