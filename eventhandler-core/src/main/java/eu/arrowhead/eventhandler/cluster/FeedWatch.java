@@ -45,6 +45,7 @@ final class FeedWatch {
     private long lastCheckNanos;
     /** Set from other threads: the next call looks whenever the last look was. */
     private volatile boolean lookNow;
+    private boolean directGetsSaid;
     private long lastDelivered = -1;
     /** Since when the hub is behind the stream without delivering; 0 while it is not. */
     private long behindSinceNanos;
@@ -96,6 +97,16 @@ final class FeedWatch {
         }
         boolean behind;
         if (filtered) {
+            if (info.getConfiguration().getAllowDirect()) {
+                // Turned on since the start (StreamSetup turns it off): a lagging replica could answer the question
+                // below with an older message, and the hub would skip past a newer one.
+                if (!directGetsSaid) {
+                    directGetsSaid = true;
+                    LOG.warn("the stream {} allows direct gets again: this node no longer moves its last id past the"
+                            + " events of types it does not read until they are off (restart the node)", stream);
+                }
+                return null;
+            }
             Boolean behindOnItsSubject = behindOnItsSubject(reading, info.getStreamState().getLastSequence());
             if (behindOnItsSubject == null) {
                 return null; // cannot tell now: the stall's clock goes on

@@ -147,6 +147,11 @@ final class StreamFeed implements AutoCloseable {
     private final class Consumer {
         final Reading reading;
         volatile JetStreamSubscription subscription;
+        /**
+         * Set when the hub refused a delivery: its scope no longer covers the hub's, and the events it dropped must
+         * not be followed by later ones, should the hub's scope come back to it. Dispatcher thread.
+         */
+        boolean refused;
 
         Consumer(Reading reading) {
             this.reading = reading;
@@ -154,7 +159,7 @@ final class StreamFeed implements AutoCloseable {
 
         void deliver(Message message) {
             // A subscription jnats registered for a making that then failed stays out, as do replaced ones.
-            if (this != current && this != pending) {
+            if (this != current && this != pending || refused) {
                 return;
             }
             long id = message.metaData().streamSequence();
@@ -178,7 +183,7 @@ final class StreamFeed implements AutoCloseable {
             }
             Publication publication = Publication.queued();
             try {
-                hub.deliver(reading.scope(), id, List.of(event), publication);
+                refused = !hub.deliver(reading.scope(), id, List.of(event), publication);
             } finally {
                 publication.runDeferred();
             }

@@ -359,6 +359,26 @@ class SubscriberQueueTest {
         assertEquals(List.of(), rig.ended());
     }
 
+    /**
+     * A stream told it has the events up to an id (a resume served ahead of a cluster node's feed) drops those, and
+     * still gets its heartbeats, whose frames have no id.
+     */
+    @Test
+    void aStreamThatHasEventsUpToAnIdDropsThoseButNotItsHeartbeats() {
+        StandInPort port = StandInPort.keepingUp();
+        SubscriberQueue stream = rig.openLive(port, TOPIC);
+        stream.hasUpTo(IDS_AFTER + 1);
+        rig.publish(List.of(SampleEvents.incoming(TOPIC, "had-0000")));
+        rig.publish(List.of(SampleEvents.incoming(TOPIC, "new-0000")));
+        writers.runAll();
+        assertFalse(port.text().contains("had-0000"), port.text());
+        assertTrue(port.text().contains("new-0000"), port.text());
+
+        rig.supervisor.tick(System.nanoTime() + DeliveryRig.HEARTBEAT.toNanos() + 1);
+        writers.runAll();
+        assertTrue(port.text().endsWith("\n\n:\n\n"), port.text());
+    }
+
     /** What a frame of {@code SampleEvents.incoming(TOPIC, "xxxx-0000")} costs in a queue. */
     private long frameCost() {
         LocalHub sizing = new LocalHub(1, 1, 1 << 20, 1 << 20, new WatchedJournal(IDS_AFTER));
