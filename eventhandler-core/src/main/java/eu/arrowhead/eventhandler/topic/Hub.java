@@ -5,14 +5,12 @@ import eu.arrowhead.eventhandler.api.TopicStats;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Collectors;
 
 /**
  * The centre of the broker: hands every event the {@link EventLog} gives it, in id order, to its topic's
@@ -40,20 +38,11 @@ import java.util.stream.Collectors;
  */
 public final class Hub {
     private final ReentrantLock lock = new ReentrantLock();
-    private final Map<String, TopicBroadcaster> topics = new HashMap<>();
-    private final IdleTopics idle = new IdleTopics();
-    private final int maxTopics;
-    private final int windowEvents;
-    private final long windowBytes;
-    private final WindowBudget windowBudget;
+    private final TopicTable topics;
     private final EventLog log;
     /** The last id delivered to subscribers. */
     private long lastDelivered;
-    /** Events of removed topics with ids up to this were forgotten; a new topic's window starts after it. */
-    private long forgottenUpTo;
     private boolean closed;
-    /** Topics that gave way to new ones at {@code topic.max-count}. */
-    private long evictions;
     /** Why publishes and subscriptions are refused for now, or {@code null}. */
     private String refusal;
     /**
@@ -79,14 +68,10 @@ public final class Hub {
      * @param windowsTotalBytes the most heap all replay windows hold together ({@link WindowBudget})
      */
     public Hub(int maxTopics, int windowEvents, long windowBytes, long windowsTotalBytes, EventLog log) {
-        this.maxTopics = maxTopics;
-        this.windowEvents = windowEvents;
-        this.windowBytes = windowBytes;
-        this.windowBudget = new WindowBudget(windowsTotalBytes);
         this.log = log;
         this.lastDelivered = log.lastId();
         // What came before this start is not in memory: a resume from before it is served by the log.
-        this.forgottenUpTo = lastDelivered;
+        this.topics = new TopicTable(maxTopics, windowEvents, windowBytes, windowsTotalBytes, lastDelivered);
     }
 
     /**
@@ -104,14 +89,12 @@ public final class Hub {
         lock.lock();
         try {
             requireOpen();
-            if (topics.size() + events.size() > maxTopics) {
-                makeRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()));
-            }
+            topics.makeRoomFor(events, lastDelivered);
             long id = firstId;
             for (IncomingEvent event : events) {
-                TopicBroadcaster topic = topicFor(event.topicKey(), now);
+                TopicBroadcaster topic = topics.topicFor(event.topicKey(), now);
                 topic.admitted(id++, now);
-                idle.touch(topic);
+                topics.touched(topic);
             }
         } finally {
             lock.unlock();
@@ -165,7 +148,7 @@ public final class Hub {
             }
             id++;
         }
-        keepWindowsWithinBudget();
+        topics.keepWindowsWithinBudget();
     }
 
     /**
@@ -219,11 +202,7 @@ public final class Hub {
     public Set<String> subscribedTopicsIfFew() {
         lock.lock();
         try {
-            if (topics.size() - idle.size() > MOST_TOPICS_READ_APART) {
-                return null;
-            }
-            return topics.values().stream().filter(TopicBroadcaster::hasSubscribers).map(TopicBroadcaster::key)
-                    .collect(Collectors.toUnmodifiableSet());
+            return topics.subscribedIfAtMost(MOST_TOPICS_READ_APART);
         } finally {
             lock.unlock();
         }
@@ -239,17 +218,11 @@ public final class Hub {
     public ReadScope narrowReads(Set<String> topicKeys) {
         lock.lock();
         try {
-            for (TopicBroadcaster topic : topics.values()) {
-                if (topic.hasSubscribers() && !topicKeys.contains(topic.key())) {
-                    return null;
-                }
+            if (topics.subscribedOutside(topicKeys)) {
+                return null;
             }
-            for (TopicBroadcaster topic : new ArrayList<>(topics.values())) {
-                if (!topicKeys.contains(topic.key())) {
-                    remove(topic);
-                }
-            }
-            forgottenUpTo = Math.max(forgottenUpTo, lastDelivered);
+            topics.keepOnly(topicKeys);
+            topics.forgetUpTo(lastDelivered);
             readScope = new ReadScope(topicKeys);
             return readScope;
         } finally {
@@ -265,7 +238,7 @@ public final class Hub {
     private boolean widenReadsFor(Set<String> topicKeys) {
         for (String key : topicKeys) {
             if (!readScope.covers(key)) {
-                forgottenUpTo = Math.max(forgottenUpTo, lastDelivered);
+                topics.forgetUpTo(lastDelivered);
                 readScope = readScope.with(topicKeys, MOST_TOPICS_READ_APART);
                 return true;
             }
@@ -274,17 +247,17 @@ public final class Hub {
     }
 
     private void deliverOne(long id, IncomingEvent event, long now, Publication publication) {
-        if (topics.size() >= maxTopics && !topics.containsKey(event.topicKey())) {
+        if (!topics.hasRoomFor(event.topicKey())) {
             // Only another node's event comes here without a topic (this node's publishes made theirs when they were
             // admitted): a new topic has no subscriber to deliver to, and past topic.max-count it is not made, or
             // another node's publisher could grow this node's heap one event type at a time. A later resume reads the
             // event from the log.
-            forgottenUpTo = id;
+            topics.forgetUpTo(id);
             return;
         }
-        TopicBroadcaster topic = topicFor(event.topicKey(), now);
+        TopicBroadcaster topic = topics.topicFor(event.topicKey(), now);
         topic.broadcast(PublishedEvent.encode(id, event, topic), now, publication);
-        idle.touch(topic);
+        topics.touched(topic);
     }
 
     /**
@@ -297,12 +270,6 @@ public final class Hub {
             refusal = why;
         } finally {
             lock.unlock();
-        }
-    }
-
-    private void keepWindowsWithinBudget() {
-        if (windowBudget.over()) {
-            windowBudget.trim(topics.values());
         }
     }
 
@@ -331,7 +298,7 @@ public final class Hub {
                 // resume point, which the stream holds, and takes only what comes after it.
                 hasUpTo = afterId.getAsLong();
             }
-            makeRoomFor(topicKeys);
+            topics.makeRoomFor(topicKeys, lastDelivered);
             feedShouldLookNow = widenReadsFor(topicKeys);
             if (feedShouldLookNow && afterId.isEmpty() && streamReachedId > lastDelivered) {
                 // The feed reads the new topic from the last id delivered, which a narrower feed may have left behind
@@ -345,9 +312,9 @@ public final class Hub {
             }
             List<TopicBroadcaster> subscribed = new ArrayList<>(topicKeys.size());
             for (String key : topicKeys) {
-                TopicBroadcaster topic = topicFor(key, now);
+                TopicBroadcaster topic = topics.topicFor(key, now);
                 topic.add(subscriber, now);
-                idle.remove(topic);
+                topics.subscribed(topic);
                 subscribed.add(topic);
             }
             if (hasUpTo > 0) {
@@ -394,12 +361,10 @@ public final class Hub {
         lock.lock();
         try {
             for (String key : topicKeys) {
-                TopicBroadcaster topic = topics.get(key);
+                TopicBroadcaster topic = topics.find(key);
                 if (topic != null) {
                     topic.remove(subscriber, now);
-                    if (!topic.hasSubscribers() && !topic.idle) {
-                        idle.add(topic);
-                    }
+                    topics.unsubscribed(topic);
                 }
             }
         } finally {
@@ -415,36 +380,22 @@ public final class Hub {
         long cutoff = System.nanoTime() - idleFor.toNanos();
         lock.lock();
         try {
-            int removed = 0;
-            TopicBroadcaster oldest = idle.oldest();
-            while (oldest != null && oldest.idleSince(cutoff) && !oldest.awaitsDelivery(lastDelivered)) {
-                remove(oldest);
-                removed++;
-                oldest = idle.oldest();
-            }
-            return removed;
+            return topics.removeIdleSince(cutoff, lastDelivered);
         } finally {
             lock.unlock();
         }
     }
 
-    private void remove(TopicBroadcaster topic) {
-        idle.remove(topic);
-        topics.remove(topic.key());
-        forgottenUpTo = Math.max(forgottenUpTo, topic.lastId());
-        topic.window().discard();
-    }
-
     /** {@code topic.max-count}. */
     public int maxTopics() {
-        return maxTopics;
+        return topics.maxTopics();
     }
 
     /** How many topics gave way to new ones at {@code topic.max-count} since the start. */
     public long evictions() {
         lock.lock();
         try {
-            return evictions;
+            return topics.evictions();
         } finally {
             lock.unlock();
         }
@@ -482,7 +433,7 @@ public final class Hub {
     public WindowUse windowUse() {
         lock.lock();
         try {
-            return new WindowUse(windowBudget.bytes(), windowBudget.trims());
+            return topics.windowUse();
         } finally {
             lock.unlock();
         }
@@ -490,10 +441,10 @@ public final class Hub {
 
     /** A snapshot of every topic's counters, sorted by event type. */
     public List<TopicStats> stats() {
-        List<TopicBroadcaster> snapshot;
+        Collection<TopicBroadcaster> snapshot;
         lock.lock();
         try {
-            snapshot = new ArrayList<>(topics.values());
+            snapshot = topics.snapshot();
         } finally {
             lock.unlock();
         }
@@ -508,61 +459,5 @@ public final class Hub {
         if (refusal != null) {
             throw new UnavailableException(refusal);
         }
-    }
-
-    /**
-     * Makes room for the topics of {@code keys} that do not exist yet, evicting the least recently active idle
-     * topics that are not among them, or fails before evicting any if there are not enough.
-     */
-    private void makeRoomFor(Set<String> keys) {
-        int missing = 0;
-        int idleRequested = 0;
-        for (String key : keys) {
-            TopicBroadcaster topic = topics.get(key);
-            if (topic == null) {
-                missing++;
-            } else if (topic.idle) {
-                idleRequested++;
-            }
-        }
-        int toEvict = topics.size() + missing - maxTopics;
-        if (toEvict <= 0) {
-            return;
-        }
-        if (idle.size() - idleRequested < toEvict) {
-            throw full();
-        }
-        // The requested topics go to the newest end, so the oldest idle topics are all others.
-        for (String key : keys) {
-            TopicBroadcaster topic = topics.get(key);
-            if (topic != null) {
-                idle.touch(topic);
-            }
-        }
-        for (int i = 0; i < toEvict; i++) {
-            TopicBroadcaster oldest = idle.oldest();
-            if (oldest.awaitsDelivery(lastDelivered)) {
-                // Admitted after every other idle topic, and not yet delivered: the log is behind.
-                throw full();
-            }
-            remove(oldest);
-            evictions++;
-        }
-    }
-
-    private UnavailableException full() {
-        return new UnavailableException("the Event Handler already holds its maximum of " + maxTopics
-                + " topics (topic.max-count), each with a subscriber or an event being delivered");
-    }
-
-    private TopicBroadcaster topicFor(String key, long now) {
-        TopicBroadcaster topic = topics.get(key);
-        if (topic == null) {
-            topic = new TopicBroadcaster(key,
-                    new ReplayWindow(windowEvents, windowBytes, windowBudget, forgottenUpTo), now);
-            topics.put(key, topic);
-            idle.add(topic);
-        }
-        return topic;
     }
 }
