@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The hub gives no ids and appends nothing: the log does, and calls {@link #deliver}, whichever backend it is.
  *
  * <p>At {@code topic.max-count}, a new topic takes the place of the least recently active topic that has no
- * subscriber and no admitted event still to deliver ({@link IdleTopics}), so that a flood of invented event types
+ * subscriber and no admitted event still to deliver ({@link TopicTable}, {@link IdleTopics}), so that a flood of invented event types
  * cannot lock out a legitimate one: the junk gives way to it. What the evicted topic's replay window held is
  * forgotten as {@link #removeIdleTopics} forgets it, so a resume from before it is served by the log or told of
  * the gap, exactly as after a cut of the {@link WindowBudget}. Only subscribed topics, or a burst of new ones
@@ -89,7 +89,7 @@ public final class Hub {
         lock.lock();
         try {
             requireOpen();
-            topics.makeRoomFor(events, lastDelivered);
+            topics.makeRoomForEvents(events, lastDelivered);
             long id = firstId;
             for (IncomingEvent event : events) {
                 TopicBroadcaster topic = topics.topicFor(event.topicKey(), now);
@@ -433,7 +433,7 @@ public final class Hub {
     public WindowUse windowUse() {
         lock.lock();
         try {
-            return topics.windowUse();
+            return new WindowUse(topics.windowBytes(), topics.windowTrims());
         } finally {
             lock.unlock();
         }

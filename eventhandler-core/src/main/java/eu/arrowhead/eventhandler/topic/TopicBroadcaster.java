@@ -42,7 +42,7 @@ final class TopicBroadcaster {
     private long lastId;
     /** The last id given to an event of this topic that the hub has not delivered yet: it holds the topic. */
     private long pinnedUpTo;
-    /** Whether the topic is in the hub's {@link IdleTopics}, and its neighbours there. */
+    /** Whether the topic is in its {@link TopicTable}'s {@link IdleTopics}, and its neighbours there. */
     boolean idle;
     TopicBroadcaster older;
     TopicBroadcaster newer;

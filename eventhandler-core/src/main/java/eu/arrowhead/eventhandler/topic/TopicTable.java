@@ -11,11 +11,13 @@ import java.util.stream.Collectors;
 
 /**
  * The hub's topics by event type, held within {@code topic.max-count}: makes a topic with its replay window when
- * first needed, and removes it again when it is idle too long or gives way to a new one (the least recently active
- * topic without a subscriber, {@link IdleTopics}). Every replay window is charged to one {@link WindowBudget}.
+ * first needed, and removes it again when it is idle too long, gives way to a new one (the least recently active
+ * topic without a subscriber, {@link IdleTopics}) or falls outside what a cluster node reads ({@link #keepOnly}).
+ * Every replay window is charged to one {@link WindowBudget}.
  *
- * <p>What a removed topic's window held is forgotten: a new topic's window starts after the highest id forgotten so,
- * and a resume from before that is served by the log or told of the gap. Not thread-safe: the hub's lock guards it.
+ * <p>Events a new topic's window may lack are forgotten: those of removed topics, and those the hub passed by (past
+ * {@code topic.max-count}, or outside its read scope). A new topic's window starts after the highest id forgotten, and
+ * a resume from before that is served by the log or told of the gap. Not thread-safe: the hub's lock guards it.
  */
 final class TopicTable {
     private final Map<String, TopicBroadcaster> topics = new HashMap<>();
@@ -86,7 +88,7 @@ final class TopicTable {
 
     /**
      * Makes room for the topics of {@code keys} that do not exist yet, evicting the least recently active idle
-     * topics that are not among them, or fails before evicting any if there are not enough.
+     * topics that are not among them, or fails, evicting none, if there are not enough.
      *
      * @param lastDelivered the hub's last delivered id: a topic with an admitted event after it does not give way
      * @throws UnavailableException if the topics do not fit
@@ -116,19 +118,21 @@ final class TopicTable {
                 idle.touch(topic);
             }
         }
-        for (int i = 0; i < toEvict; i++) {
-            TopicBroadcaster oldest = idle.oldest();
-            if (oldest.awaitsDelivery(lastDelivered)) {
-                // Admitted after every other idle topic, and not yet delivered: the log is behind.
+        TopicBroadcaster candidate = idle.oldest();
+        for (int i = 0; i < toEvict; i++, candidate = candidate.newer) {
+            if (candidate.awaitsDelivery(lastDelivered)) {
+                // An event of it is admitted and not yet delivered: the log is behind. Refused before any gives way.
                 throw full();
             }
-            remove(oldest);
+        }
+        for (int i = 0; i < toEvict; i++) {
+            remove(idle.oldest());
             evictions++;
         }
     }
 
     /** As {@link #makeRoomFor(Set, long)} for the topics of {@code events}, if they may not fit. */
-    void makeRoomFor(List<IncomingEvent> events, long lastDelivered) {
+    void makeRoomForEvents(List<IncomingEvent> events, long lastDelivered) {
         // Counted as if every event made a topic: the set of their keys is built only when that may not fit.
         if (topics.size() + events.size() > maxTopics) {
             makeRoomFor(events.stream().map(IncomingEvent::topicKey).collect(Collectors.toSet()), lastDelivered);
@@ -205,12 +209,19 @@ final class TopicTable {
         return maxTopics;
     }
 
+    /** How many topics gave way to new ones at {@code topic.max-count} since the start. */
     long evictions() {
         return evictions;
     }
 
-    Hub.WindowUse windowUse() {
-        return new Hub.WindowUse(windowBudget.bytes(), windowBudget.trims());
+    /** The heap the replay windows are charged together. */
+    long windowBytes() {
+        return windowBudget.bytes();
+    }
+
+    /** How many times the replay windows were cut to fit their budget since the start. */
+    long windowTrims() {
+        return windowBudget.trims();
     }
 
     /** The topics now, in no order. */

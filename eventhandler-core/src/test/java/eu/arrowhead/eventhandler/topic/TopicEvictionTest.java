@@ -140,6 +140,22 @@ class TopicEvictionTest {
         assertEquals(List.of("other"), small.stats().stream().map(TopicStats::eventType).toList());
     }
 
+    /**
+     * A request whose new topics would need an idle topic with an event still to deliver is refused before any
+     * topic gives way: an older idle topic, which could have, keeps its window.
+     */
+    @Test
+    void aRefusedRequestEvictsNoTopic() {
+        Hub small = new Hub(2, 10, 1 << 20, 1 << 20, new StreamFedLog());
+        small.admit(1, List.of(SampleEvents.incoming("done", "x")));
+        small.deliver(1, List.of(SampleEvents.incoming("done", "x")), Publication.NONE);
+        small.admit(2, List.of(SampleEvents.incoming("pending", "x")));
+        assertThrows(UnavailableException.class, () -> small.admit(3,
+                List.of(SampleEvents.incoming("new-a", "x"), SampleEvents.incoming("new-b", "x"))));
+        assertEquals(List.of("done", "pending"), small.stats().stream().map(TopicStats::eventType).toList());
+        assertEquals(0, small.evictions());
+    }
+
     /** Subscribers arriving while other threads flood new types: a subscribed topic is never evicted under them. */
     @Test
     void subscribersRacingAFloodKeepTheirTopics() throws Exception {
