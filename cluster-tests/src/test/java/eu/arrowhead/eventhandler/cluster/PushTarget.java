@@ -8,7 +8,9 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Executors;
 
 /**
@@ -81,6 +83,29 @@ final class PushTarget implements AutoCloseable {
             }
         }
         return at;
+    }
+
+    /**
+     * The events one of which a push cursor that lets one event at a time be in flight had in flight at
+     * {@code nanos}, if any: the last whose first copy came before then (handed out before, its acknowledgement
+     * perhaps not yet taken), and the first whose first copy came after (handed out before and still on its way,
+     * or the next). Either may be lost with a server's acknowledgement and come again.
+     */
+    synchronized List<String> inFlightAround(long nanos) {
+        Set<String> seen = new HashSet<>();
+        String lastBefore = null;
+        for (int i = 0; i < payloads.size(); i++) {
+            String payload = payloads.get(i);
+            if (!seen.add(payload)) {
+                continue;
+            }
+            if (arrivals.get(i) - nanos <= 0) {
+                lastBefore = payload;
+            } else {
+                return lastBefore == null ? List.of(payload) : List.of(lastBefore, payload);
+            }
+        }
+        return lastBefore == null ? List.of() : List.of(lastBefore);
     }
 
     @Override
