@@ -88,6 +88,29 @@ class ShutdownAndOverloadTest {
         }
     }
 
+    /**
+     * A publishing thread that waits for a stalled subscriber's socket holds that subscriber's stream; when the
+     * client then goes away, the selector thread that sees it must not wait for the stream with it: every
+     * connection of that selector would wait for the write timeout (60 s here), this test's requests among them.
+     */
+    @Test
+    void aStalledSubscriberThatLeavesFreesTheWorkerAndTheSelectorAtOnce() throws Exception {
+        try (TestServer server = TestServer.start("server.worker-threads", "1", "server.worker-queue", "0",
+                "server.selector-threads", "1", "subscriber.write-mode", "publisher-thread",
+                "subscriber.write-timeout-seconds", "60")) {
+            try (RawSubscriber stalled = RawSubscriber.open(server.port(), "?eventType=held", 4096)) {
+                stalled.awaitText(":ok", 5_000);
+                BusyWorker.occupy(server, "held").close();
+            }
+            long leftAt = System.nanoTime();
+            // A request the stuck selector took would be answered only after the write timeout: timed as a whole.
+            Await.until("served again", Duration.ofSeconds(90),
+                    () -> server.get("/eventhandler/echo").statusCode() == 200);
+            long tookMillis = (System.nanoTime() - leftAt) / 1_000_000;
+            assertTrue(tookMillis < 10_000, "served again only " + tookMillis + " ms after the subscriber left");
+        }
+    }
+
     @Test
     void atTheSubscriberLimitAStreamIsRefusedForNowAndServedOnceAPlaceIsFree() throws Exception {
         try (TestServer server = TestServer.start("subscriber.max-count", "1")) {

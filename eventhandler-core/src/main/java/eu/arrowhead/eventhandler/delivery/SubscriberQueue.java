@@ -423,7 +423,7 @@ public final class SubscriberQueue implements Subscriber {
      * to its writer, which sends them first.
      */
     private void writeQueuedBlocking(long timeoutNanos) {
-        boolean timedOut = false;
+        boolean stalled = false;
         synchronized (this) {
             if (closed) {
                 return;
@@ -433,9 +433,9 @@ public final class SubscriberQueue implements Subscriber {
                 return;
             }
             try {
-                for (PublishedEvent next; !timedOut && (next = pollQueue()) != null; ) {
-                    timedOut = !awaitCanWrite(System.nanoTime() + timeoutNanos);
-                    if (timedOut) {
+                for (PublishedEvent next; !stalled && (next = pollQueue()) != null; ) {
+                    stalled = !awaitCanWrite(System.nanoTime() + timeoutNanos);
+                    if (stalled) {
                         next.dropped();
                     } else {
                         write(next);
@@ -448,7 +448,7 @@ public final class SubscriberQueue implements Subscriber {
                 return;
             }
         }
-        if (timedOut) {
+        if (stalled && !closeRequested.get()) {
             close(DisconnectReason.WRITE_TIMEOUT);
         }
     }
@@ -456,10 +456,15 @@ public final class SubscriberQueue implements Subscriber {
     /**
      * Polls, because a write handler may already be registered by the writer (Grizzly takes one at a
      * time); this mode is only an ablation, and a stalled socket costs it a wake-up per millisecond.
+     * Gives up when the stream is being closed: its closer waits for the monitor this thread holds, and when
+     * the client went away that closer is a selector thread, every connection of which would wait with it
+     * for the whole write timeout.
+     *
+     * @return false if the socket took nothing before the deadline, or the stream is being closed
      */
     private boolean awaitCanWrite(long deadlineNanos) {
         while (!port.canWrite()) {
-            if (System.nanoTime() - deadlineNanos >= 0) {
+            if (closeRequested.get() || System.nanoTime() - deadlineNanos >= 0) {
                 return false;
             }
             LockSupport.parkNanos(1_000_000);
