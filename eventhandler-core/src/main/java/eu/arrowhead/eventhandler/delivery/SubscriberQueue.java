@@ -419,8 +419,9 @@ public final class SubscriberQueue implements Subscriber {
     /**
      * {@code subscriber.write-mode=publisher-thread}: writes what is queued on the publishing thread, waiting
      * up to {@code timeoutNanos} for the socket to take each frame, and disconnects the subscriber
-     * ({@code WRITE_TIMEOUT}) when it does not. A stream whose opening frames are not written yet is left
-     * to its writer, which sends them first.
+     * ({@code WRITE_TIMEOUT}) when it does not, unless the stream is being closed already (for whatever reason its
+     * closer gives). A stream whose opening frames are not written yet is left to its writer, which sends them
+     * first.
      */
     private void writeQueuedBlocking(long timeoutNanos) {
         boolean stalled = false;

@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
 /**
- * One test JVM's turn at CI's MariaDB database. The unit tests run in two JVMs at once (the surefire
- * configuration in the parent pom), and the tests on MariaDB all use the one database {@code
+ * One test JVM's turn at CI's MariaDB database. The unit tests run in two JVMs at once, and so do most process
+ * tests (the surefire and failsafe configurations in the poms), and the tests on MariaDB all use the one database {@code
  * EVENTHANDLER_TEST_MYSQL_URL} names, each dropping its tables first: a test in the other JVM would have them
  * dropped under it. A file lock, which the operating system holds per process, makes the other JVM wait; within one
  * JVM tests run one at a time, so they never ask while they hold it.
