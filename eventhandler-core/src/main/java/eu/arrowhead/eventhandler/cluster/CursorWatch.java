@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * ({@link PushCursor#pullAgain}) when
  * <ul>
  *   <li>its leader moved since the last look: the pulls waited on the old leader. Waiting for the stall instead
- *       held a subscriber's events 3-4 s after JetStream had its leaders back (ClusterConsumerRecoveryIT);</li>
+ *       held a subscriber's events 3-4 s after JetStream had its leaders back (ClusterConsumerRecoveryIT). It also
+ *       acknowledges again the last event it acknowledged ({@link PushCursor#acknowledgeAgain}), and so looks at a
+ *       cursor for an acknowledgement wait after each acknowledgement, even when nothing more is published;</li>
  *   <li>this node's last pull could not be opened (its connection was closing, or the cursor could not be set up
  *       again when the subscription followed its topic);</li>
  *   <li>it is seen stalled at two looks in a row (a second apart): events pending, none in flight, no pull open
@@ -35,6 +37,7 @@ final class CursorWatch {
 
     private final JetStreamManagement management;
     private final String stream;
+    private final Duration ackWait;
     private final Map<PushCursor, Seen> cursors = new ConcurrentHashMap<>();
     private long lastCheckNanos;
 
@@ -48,10 +51,14 @@ final class CursorWatch {
         String leader;
     }
 
-    /** @param management asks with a short timeout (a fraction of {@code cluster.timeout-seconds}) */
-    CursorWatch(JetStreamManagement management, String stream) {
+    /**
+     * @param management asks with a short timeout (a fraction of {@code cluster.timeout-seconds})
+     * @param ackWait    the cursors' acknowledgement wait
+     */
+    CursorWatch(JetStreamManagement management, String stream, Duration ackWait) {
         this.management = management;
         this.stream = stream;
+        this.ackWait = ackWait;
     }
 
     void add(PushCursor cursor) {
@@ -75,8 +82,10 @@ final class CursorWatch {
         lastCheckNanos = now;
         cursors.keySet().removeIf(PushCursor::closed);
         cursors.forEach((cursor, seen) -> {
-            if (!seen.stalled && seen.idleAt >= streamLastId) {
-                return; // nothing published since it was idle: nothing to pull
+            if (!seen.stalled && seen.idleAt >= streamLastId && !cursor.acknowledgedWithin(ackWait)) {
+                // Nothing published since it was idle: nothing to pull, and no acknowledgement that a move of its
+                // leader could lose.
+                return;
             }
             if (!cursor.shouldPull()) {
                 seen.stalled = false; // paused, or between topics: not this watch's business
@@ -96,6 +105,7 @@ final class CursorWatch {
             if (leaderMoved(seen, info)) {
                 seen.stalled = false;
                 cursor.pullAgain();
+                cursor.acknowledgeAgain();
                 return;
             }
             if (info.getNumPending() == 0 && info.getNumAckPending() == 0) {

@@ -79,6 +79,10 @@ final class PushCursor implements PushDelivery {
     private volatile String pausedBecause;
     /** Set once the subscription is gone. */
     private volatile boolean closed;
+    /** The last event this node acknowledged, or {@code null}; {@link #acknowledgeAgain} sends it again. */
+    private volatile Message lastAcknowledged;
+    /** When (nanos) it was acknowledged. */
+    private volatile long lastAcknowledgedNanos;
 
     /**
      * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
@@ -189,6 +193,31 @@ final class PushCursor implements PushDelivery {
         }
     }
 
+    /**
+     * The cursor's leader has moved: acknowledges again the last event this node acknowledged, if that was within
+     * the acknowledgement wait. A leader answers an acknowledgement once it has applied it, before its followers
+     * have it (nats-server 2.9): a leader that dies then leaves the next one holding the event as in flight, and it
+     * sends the event again once the wait has passed, to a subscriber that had it (seen in
+     * ClusterConsumerRecoveryIT). Acknowledging an event the cursor no longer holds changes nothing.
+     */
+    void acknowledgeAgain() {
+        Message last = lastAcknowledged;
+        if (last != null && acknowledgedWithin(ackWait(config))) {
+            acks.ack(last);
+        }
+    }
+
+    /** Whether this node acknowledged an event of this cursor less than {@code wait} ago. */
+    boolean acknowledgedWithin(Duration wait) {
+        return lastAcknowledged != null && System.nanoTime() - lastAcknowledgedNanos < wait.toNanos();
+    }
+
+    private void acknowledge(Message message) {
+        lastAcknowledgedNanos = System.nanoTime();
+        lastAcknowledged = message;
+        acks.ack(message);
+    }
+
     /** The durable consumer's name in the stream. */
     String name() {
         return name;
@@ -289,7 +318,7 @@ final class PushCursor implements PushDelivery {
         try {
             event = messages.decode(message.getHeaders(), message.getData());
         } catch (IllegalArgumentException e) {
-            acks.ack(message);
+            acknowledge(message);
             return;
         }
         if (freeze.justFrozen() && deliveredSince(message)) {
@@ -299,7 +328,7 @@ final class PushCursor implements PushDelivery {
         }
         PushRules current = rules;
         if (!current.passes(PublishedEvent.logged(id, event))) {
-            acks.ack(message);
+            acknowledge(message);
             return;
         }
         sender.postOnce(current.target(), EventEncoding.pushed(event.json()),
@@ -323,13 +352,13 @@ final class PushCursor implements PushDelivery {
     /** On an I/O thread: the event is taken, set aside, or handed back to the stream for a later try. */
     private void answered(Message message, long id, String eventType, FailedPost why) {
         if (why == null) {
-            acks.ack(message);
+            acknowledge(message);
             return;
         }
         long tries = message.metaData().deliveredCount();
         Runnable later = () -> message.nakWithDelay(config.backoff(tries - 1));
         if (why.permanent() && tries > config.poisonRetries()) {
-            letters.setAside(this, id, eventType, why, tries, () -> acks.ack(message), later);
+            letters.setAside(this, id, eventType, why, tries, () -> acknowledge(message), later);
             return;
         }
         LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id, rules.target(),
