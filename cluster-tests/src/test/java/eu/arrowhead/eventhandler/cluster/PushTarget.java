@@ -7,6 +7,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -86,26 +87,32 @@ final class PushTarget implements AutoCloseable {
     }
 
     /**
-     * The events one of which a push cursor that lets one event at a time be in flight had in flight at
-     * {@code nanos}, if any: the last whose first copy came before then (handed out before, its acknowledgement
-     * perhaps not yet taken), and the first whose first copy came after (handed out before and still on its way,
-     * or the next). Either may be lost with a server's acknowledgement and come again.
+     * The events a push cursor that lets one event at a time be in flight may have had in flight at {@code nanos}:
+     * the last whose first copy came before then, if within {@code window} (handed out before, its acknowledgement
+     * perhaps not yet kept by the cursor), and the first whose first copy came after (handed out before and still on
+     * its way, or the next).
      */
-    synchronized List<String> inFlightAround(long nanos) {
+    synchronized List<String> inFlightAround(long nanos, Duration window) {
         Set<String> seen = new HashSet<>();
+        List<String> around = new ArrayList<>();
         String lastBefore = null;
         for (int i = 0; i < payloads.size(); i++) {
             String payload = payloads.get(i);
             if (!seen.add(payload)) {
                 continue;
             }
-            if (arrivals.get(i) - nanos <= 0) {
-                lastBefore = payload;
+            long at = arrivals.get(i);
+            if (at - nanos <= 0) {
+                lastBefore = nanos - at <= window.toNanos() ? payload : null;
             } else {
-                return lastBefore == null ? List.of(payload) : List.of(lastBefore, payload);
+                around.add(payload);
+                break;
             }
         }
-        return lastBefore == null ? List.of() : List.of(lastBefore);
+        if (lastBefore != null) {
+            around.add(0, lastBefore);
+        }
+        return around;
     }
 
     @Override
