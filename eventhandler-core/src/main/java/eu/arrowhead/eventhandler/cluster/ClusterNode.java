@@ -215,8 +215,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         Dispatcher dispatcher = connection.nats().createDispatcher();
         ConfirmedAck acks = new ConfirmedAck(connection.nats(), PushCursor.ackWait(push));
-        CursorWatch watch = new CursorWatch(connection.management(quickTimeout()), config.stream(),
-                PushCursor.ackWait(push));
+        CursorWatch watch = new CursorWatch(connection.management(quickTimeout()), config.stream());
         SharedDeadLetters shared = new SharedDeadLetters(letterBucket, management, reader, sender, push);
         shared.watchPauses(config.timeout());
         shared.sweep(subscriptions::ids);

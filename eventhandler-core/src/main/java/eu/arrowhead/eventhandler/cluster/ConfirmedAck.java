@@ -32,9 +32,12 @@ final class ConfirmedAck {
         this.patience = ackWait.multipliedBy(2);
     }
 
-    /** Acknowledges {@code message}; returns at once, the confirmation comes later or never. */
-    void ack(Message message) {
-        send(message.getReplyTo(), System.nanoTime() + patience.toNanos(), 1);
+    /**
+     * Acknowledges the message whose reply subject is {@code replyTo}; returns at once, the confirmation comes later
+     * or never.
+     */
+    void ack(String replyTo) {
+        send(replyTo, System.nanoTime() + patience.toNanos(), 1);
     }
 
     private void send(String replyTo, long deadlineNanos, int attempt) {

@@ -37,7 +37,6 @@ final class CursorWatch {
 
     private final JetStreamManagement management;
     private final String stream;
-    private final Duration ackWait;
     private final Map<PushCursor, Seen> cursors = new ConcurrentHashMap<>();
     private long lastCheckNanos;
 
@@ -51,14 +50,10 @@ final class CursorWatch {
         String leader;
     }
 
-    /**
-     * @param management asks with a short timeout (a fraction of {@code cluster.timeout-seconds})
-     * @param ackWait    the cursors' acknowledgement wait
-     */
-    CursorWatch(JetStreamManagement management, String stream, Duration ackWait) {
+    /** @param management asks with a short timeout (a fraction of {@code cluster.timeout-seconds}) */
+    CursorWatch(JetStreamManagement management, String stream) {
         this.management = management;
         this.stream = stream;
-        this.ackWait = ackWait;
     }
 
     void add(PushCursor cursor) {
@@ -82,7 +77,7 @@ final class CursorWatch {
         lastCheckNanos = now;
         cursors.keySet().removeIf(PushCursor::closed);
         cursors.forEach((cursor, seen) -> {
-            if (!seen.stalled && seen.idleAt >= streamLastId && !cursor.acknowledgedWithin(ackWait)) {
+            if (!seen.stalled && seen.idleAt >= streamLastId && !cursor.acknowledgedLately()) {
                 // Nothing published since it was idle: nothing to pull, and no acknowledgement that a move of its
                 // leader could lose.
                 return;

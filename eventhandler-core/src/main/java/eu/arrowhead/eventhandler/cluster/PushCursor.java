@@ -79,8 +79,11 @@ final class PushCursor implements PushDelivery {
     private volatile String pausedBecause;
     /** Set once the subscription is gone. */
     private volatile boolean closed;
-    /** The last event this node acknowledged, or {@code null}; {@link #acknowledgeAgain} sends it again. */
-    private volatile Message lastAcknowledged;
+    /**
+     * The acknowledgement subject of the last event this node acknowledged, or {@code null}: {@link #acknowledgeAgain}
+     * sends it again. The subject, not the message: a message would hold its event's bytes for every subscription.
+     */
+    private volatile String lastAcknowledged;
     /** When (nanos) it was acknowledged. */
     private volatile long lastAcknowledgedNanos;
 
@@ -201,21 +204,21 @@ final class PushCursor implements PushDelivery {
      * ClusterConsumerRecoveryIT). Acknowledging an event the cursor no longer holds changes nothing.
      */
     void acknowledgeAgain() {
-        Message last = lastAcknowledged;
-        if (last != null && acknowledgedWithin(ackWait(config))) {
+        String last = lastAcknowledged;
+        if (last != null && acknowledgedLately()) {
             acks.ack(last);
         }
     }
 
-    /** Whether this node acknowledged an event of this cursor less than {@code wait} ago. */
-    boolean acknowledgedWithin(Duration wait) {
-        return lastAcknowledged != null && System.nanoTime() - lastAcknowledgedNanos < wait.toNanos();
+    /** Whether this node acknowledged an event of this cursor less than an acknowledgement wait ago. */
+    boolean acknowledgedLately() {
+        return lastAcknowledged != null && System.nanoTime() - lastAcknowledgedNanos < ackWait(config).toNanos();
     }
 
     private void acknowledge(Message message) {
         lastAcknowledgedNanos = System.nanoTime();
-        lastAcknowledged = message;
-        acks.ack(message);
+        lastAcknowledged = message.getReplyTo();
+        acks.ack(lastAcknowledged);
     }
 
     /** The durable consumer's name in the stream. */

@@ -26,11 +26,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>The hub gives no ids and appends nothing: the log does, and calls {@link #deliver}, whichever backend it is.
  *
  * <p>At {@code topic.max-count}, a new topic takes the place of the least recently active topic that has no
- * subscriber and no admitted event still to deliver ({@link TopicTable}, {@link IdleTopics}), so that a flood of invented event types
- * cannot lock out a legitimate one: the junk gives way to it. What the evicted topic's replay window held is
- * forgotten as {@link #removeIdleTopics} forgets it, so a resume from before it is served by the log or told of
- * the gap, exactly as after a cut of the {@link WindowBudget}. Only subscribed topics, or a burst of new ones
- * faster than the log delivers, make the limit refuse.
+ * subscriber and no admitted event still to deliver ({@link TopicTable}, {@link IdleTopics}), so that a flood of
+ * invented event types cannot lock out a legitimate one: the junk gives way to it. What the evicted topic's replay
+ * window held is forgotten as {@link #removeIdleTopics} forgets it, so a resume from before it is served by the log
+ * or told of the gap, exactly as after a cut of the {@link WindowBudget}. Only subscribed topics, or a burst of new
+ * ones faster than the log delivers, make the limit refuse.
  *
  * <p>On a cluster node the hub also decides what the node's feed reads of the stream, its {@link ReadScope}: only
  * the topics it holds, narrowed by the node ({@link #narrowReads}) and widened here as a subscriber to another topic

@@ -59,7 +59,7 @@ class ConfirmedAckTest {
                 assertEquals(1, fetched.size());
 
                 nats.kill(leader);
-                new ConfirmedAck(connection, ACK_WAIT).ack(fetched.get(0));
+                new ConfirmedAck(connection, ACK_WAIT).ack(fetched.get(0).getReplyTo());
 
                 Await.until("the acknowledgement to reach the cursor's next leader", Duration.ofSeconds(30), () -> {
                     try {
