@@ -16,8 +16,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A cluster as users run one: clustered nats-server processes (the stream with 3 replicas) and Event Handler nodes
@@ -25,6 +28,7 @@ import java.util.regex.Pattern;
  */
 final class ProcessCluster implements AutoCloseable {
     static final String STREAM = "EVENTHANDLER";
+    private static final Logger LOG = LoggerFactory.getLogger(ProcessCluster.class);
 
     private final Path directory;
     private final NatsCluster nats;
@@ -184,20 +188,50 @@ final class ProcessCluster implements AutoCloseable {
 
     private static final Pattern CLUSTER_LINE = Pattern.compile(" (INFO|WARN|ERROR) +\\[[^]]*] \\S*\\.cluster\\.");
 
-    /** The ids of {@code ids} that the stream does not hold. */
-    List<Long> notInStream(List<Long> ids) throws IOException, InterruptedException {
-        List<Long> missing = new ArrayList<>();
+    /**
+     * The ids of {@code ids} that the stream does not hold, each with the stream's last answer for it. An id the
+     * stream does not give at once is asked for again for {@link #STREAM_SETTLES}: after a fault a new stream
+     * leader may answer with an error, or may not yet have applied an event its quorum stored, for a moment.
+     */
+    List<String> notInStream(List<Long> ids) throws IOException, InterruptedException {
+        List<String> missing = new ArrayList<>();
         try (Connection connection = Nats.connect(nats.urls())) {
             JetStreamManagement management = connection.jetStreamManagement();
             for (long id : ids) {
-                try {
-                    management.getMessage(STREAM, id);
-                } catch (JetStreamApiException e) {
-                    missing.add(id);
+                String error = whyNotInStream(management, id);
+                if (error != null) {
+                    missing.add(id + " (" + error + ")");
                 }
             }
         }
         return missing;
+    }
+
+    private static final Duration STREAM_SETTLES = Duration.ofSeconds(10);
+
+    /** Why the stream does not give event {@code id} within {@link #STREAM_SETTLES}; {@code null} if it does. */
+    private static String whyNotInStream(JetStreamManagement management, long id) throws InterruptedException {
+        long deadline = System.nanoTime() + STREAM_SETTLES.toNanos();
+        while (true) {
+            String error;
+            try {
+                management.getMessage(STREAM, id);
+                return null;
+            } catch (JetStreamApiException e) {
+                error = "JetStream error " + e.getApiErrorCode() + ": " + e.getErrorDescription();
+            } catch (IOException e) {
+                error = e.toString();
+            }
+            if (System.nanoTime() - deadline > 0) {
+                return error;
+            }
+            LOG.warn("the stream did not give event {} ({}); asking again", id, error);
+            // Poll interval only: the stream's answer, not the passing of time, decides.
+            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
+        }
     }
 
     @Override
