@@ -297,7 +297,8 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
-     * Ends the streams of an outage that lasts ({@link ClusterConnection#checkOutage}), restarts the feed once
+     * Hands the hub events the feed held behind messages that reached no consumer ({@link StreamFeed#handOverHeld}),
+     * ends the streams of an outage that lasts ({@link ClusterConnection#checkOutage}), restarts the feed once
      * the node is connected again, the stream's leader has moved or the feed has stalled ({@link FeedWatch}), and
      * pulls again from the push
      * cursors then or when one has stalled ({@link CursorWatch}). Runs on the node's own thread, five
@@ -305,6 +306,7 @@ public final class ClusterNode implements AutoCloseable {
      */
     private void tick() {
         try {
+            feed.handOverHeld();
             connection.checkOutage();
             if (!connection.isUp()) {
                 return;

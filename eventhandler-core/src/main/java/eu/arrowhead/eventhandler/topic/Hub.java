@@ -112,7 +112,12 @@ public final class Hub {
     public void deliver(long firstId, List<IncomingEvent> events, Publication publication) {
         lock.lock();
         try {
-            deliverInOrder(firstId, events, publication);
+            long now = System.nanoTime();
+            long id = firstId;
+            for (IncomingEvent event : events) {
+                deliverIfNew(id++, event, now, publication);
+            }
+            topics.keepWindowsWithinBudget();
         } finally {
             lock.unlock();
         }
@@ -120,35 +125,34 @@ public final class Hub {
 
     /**
      * As {@link #deliver(long, List, Publication)}, for a cluster node's feed that reads {@code scope}: ignored,
-     * returning false, unless that scope covers the hub's. Ids may skip the events of topics the scope leaves out;
-     * the events of topics the hub's scope leaves out pass by, no topic made for them.
+     * returning false, unless that scope covers the hub's. {@code ids[i]} is the id of {@code events.get(i)}
+     * ({@code ids} may be longer: the feed reuses it), increasing; they may skip the events of topics the scope
+     * leaves out. The events of topics the hub's scope leaves out pass by, no topic made for them.
      */
-    public boolean deliver(ReadScope scope, long firstId, List<IncomingEvent> events, Publication publication) {
+    public boolean deliver(ReadScope scope, long[] ids, List<IncomingEvent> events, Publication publication) {
         lock.lock();
         try {
             if (!scope.covers(readScope)) {
                 return false;
             }
-            deliverInOrder(firstId, events, publication);
+            long now = System.nanoTime();
+            for (int i = 0; i < events.size(); i++) {
+                deliverIfNew(ids[i], events.get(i), now, publication);
+            }
+            topics.keepWindowsWithinBudget();
             return true;
         } finally {
             lock.unlock();
         }
     }
 
-    private void deliverInOrder(long firstId, List<IncomingEvent> events, Publication publication) {
-        long now = System.nanoTime();
-        long id = firstId;
-        for (IncomingEvent event : events) {
-            if (id > lastDelivered) {
-                if (readScope.covers(event.topicKey())) {
-                    deliverOne(id, event, now, publication);
-                }
-                lastDelivered = id;
+    private void deliverIfNew(long id, IncomingEvent event, long now, Publication publication) {
+        if (id > lastDelivered) {
+            if (readScope.covers(event.topicKey())) {
+                deliverOne(id, event, now, publication);
             }
-            id++;
+            lastDelivered = id;
         }
-        topics.keepWindowsWithinBudget();
     }
 
     /**

@@ -28,12 +28,14 @@ final class StandInJetStream {
     private boolean dispatcherActive = true;
     private Failure failure;
     private Hook hook;
+    private long queued;
     final Dispatcher dispatcher = proxy(Dispatcher.class, (self, method, args) -> switch (method.getName()) {
         case "unsubscribe" -> {
             unsubscribed(args[0]);
             yield self;
         }
         case "isActive" -> dispatcherActive();
+        case "getPendingMessageCount" -> queued();
         default -> unexpected(self, method.getName(), args);
     });
     final Connection connection = proxy(Connection.class, (self, method, args) -> switch (method.getName()) {
@@ -124,6 +126,15 @@ final class StandInJetStream {
         Hook next = hook;
         hook = null;
         return next;
+    }
+
+    /** How many messages the dispatcher says are queued behind the one it hands over; 0 until set. */
+    synchronized void queued(long count) {
+        queued = count;
+    }
+
+    private synchronized long queued() {
+        return queued;
     }
 
     synchronized List<Consumer> consumers() {

@@ -57,8 +57,7 @@ class StreamFeedTest {
     /** Every message reaches the hub in sequence order, its sequence its id, its event as it was written. */
     @Test
     void everyEventReachesTheHubWithItsSequenceAsItsId() throws Exception {
-        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
-        Consumer consumer = only(nats.consumers());
+        Consumer consumer = started();
         assertTrue(consumer.options.isOrdered(), "an ordered consumer: no acknowledgements, recreated on a gap");
         assertEquals(DeliverPolicy.ByStartSequence, consumer.options.getConsumerConfiguration().getDeliverPolicy());
         assertEquals(1, consumer.startSequence());
@@ -75,8 +74,7 @@ class StreamFeedTest {
     /** A message someone else wrote on the stream's subjects is skipped and counted; the events around it go on. */
     @Test
     void aMessageTheEventHandlerDidNotWriteIsSkippedAndCounted() throws Exception {
-        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
-        Consumer consumer = only(nats.consumers());
+        Consumer consumer = started();
         consumer.deliver(message(1));
         consumer.deliver(StandInJetStream.foreign(2));
         consumer.deliver(StandInJetStream.foreign(3));
@@ -84,6 +82,59 @@ class StreamFeedTest {
 
         assertEquals(List.of(1L, 4L), subscriber.ids());
         assertEquals(2, feed.unreadable());
+    }
+
+    /** Events read while more messages are queued are held, and reach the hub together once none is. */
+    @Test
+    void eventsReadWhileMoreAreQueuedReachTheHubTogether() throws Exception {
+        Consumer consumer = started();
+        nats.queued(2);
+        consumer.deliver(message(1));
+        nats.queued(1);
+        consumer.deliver(message(2));
+        assertEquals(List.of(), subscriber.ids(), "held while more are queued");
+        assertEquals(0, hub.lastId());
+
+        nats.queued(0);
+        consumer.deliver(message(3));
+        assertEquals(ids(1, 3), subscriber.ids());
+    }
+
+    /** However many are queued, no more than {@link StreamFeed#MOST_HELD} events wait for the hub. */
+    @Test
+    void aLongQueueIsHandedOverInBatchesOfAtMostMostHeld() throws Exception {
+        Consumer consumer = started();
+        nats.queued(1_000);
+        deliver(consumer, 1, StreamFeed.MOST_HELD + 1);
+        assertEquals(ids(1, StreamFeed.MOST_HELD), subscriber.ids());
+    }
+
+    /**
+     * jnats counts messages that reach no consumer (flow control it answers itself) among those queued: an event
+     * held behind only those is handed over by the node's tick.
+     */
+    @Test
+    void anEventHeldBehindMessagesThatReachNoConsumerIsHandedOverByTheTick() throws Exception {
+        Consumer consumer = started();
+        nats.queued(1);
+        consumer.deliver(message(1));
+        assertEquals(List.of(), subscriber.ids());
+
+        feed.handOverHeld();
+        assertEquals(List.of(1L), subscriber.ids());
+    }
+
+    /** Held events reach the hub before a message that is not an event moves its last id past them. */
+    @Test
+    void heldEventsGoBeforeAnUnreadableMessageIsSkipped() throws Exception {
+        Consumer consumer = started();
+        nats.queued(5);
+        consumer.deliver(message(1));
+        consumer.deliver(message(2));
+        consumer.deliver(StandInJetStream.foreign(3));
+        nats.queued(0);
+        consumer.deliver(message(4));
+        assertEquals(List.of(1L, 2L, 4L), subscriber.ids());
     }
 
     /**
@@ -106,6 +157,25 @@ class StreamFeedTest {
         assertEquals(ids(1, 10), subscriber.ids(), "the replaced consumer delivers nothing more");
         deliver(second, 9, 15);
         assertEquals(ids(1, 15), subscriber.ids());
+    }
+
+    /**
+     * Events a consumer read while more were queued reach the hub before those of the consumer that replaced it,
+     * which starts after the hub's last id and so hands them again: each once, in order.
+     */
+    @Test
+    void eventsHeldFromAReplacedConsumerGoFirstAndItsSuccessorsRepeatsAreIgnored() throws Exception {
+        Consumer first = startedWith(3);
+        nats.queued(10);
+        deliver(first, 4, 6);
+        assertEquals(ids(1, 3), subscriber.ids());
+
+        feed.restart(nats.jetStream);
+        Consumer second = nats.consumers().get(1);
+        assertEquals(4, second.startSequence(), "after the hub's last id: the held events are not the hub's yet");
+        nats.queued(0);
+        deliver(second, 4, 8);
+        assertEquals(ids(1, 8), subscriber.ids());
     }
 
     /**
@@ -237,10 +307,15 @@ class StreamFeedTest {
 
     /** Starts the feed and plays its consumer the stream's messages 1 to {@code last}; returns the consumer. */
     private Consumer startedWith(long last) throws Exception {
-        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
-        Consumer first = only(nats.consumers());
+        Consumer first = started();
         deliver(first, 1, last);
         return first;
+    }
+
+    /** Starts the feed; returns its consumer. */
+    private Consumer started() throws IOException {
+        feed = StreamFeed.start(nats.connection, nats.jetStream, "events", messages, hub);
+        return only(nats.consumers());
     }
 
     /** Plays the stream's messages {@code from} to {@code to} to {@code consumer}, in order. */

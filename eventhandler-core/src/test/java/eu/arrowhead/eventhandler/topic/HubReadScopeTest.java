@@ -41,22 +41,36 @@ class HubReadScopeTest {
     void narrowingRemovesTheOtherTopicsWhileTheWiderFeedGoesOnUntilReplaced() {
         ReadScope every = hub.readScope();
         assertTrue(every.readsEveryTopic());
-        assertTrue(hub.deliver(every, 1, event("b"), Publication.NONE));
+        assertTrue(hub.deliver(every, new long[] {1}, event("b"), Publication.NONE));
         assertEquals(Set.of("a", "b"), topics());
 
         ReadScope onlyItsTopic = hub.narrowReads(Set.of("a"));
         assertEquals(Set.of("a"), onlyItsTopic.topicKeys());
         assertEquals(Set.of("a"), topics(), "a topic the feed no longer reads is not kept");
-        assertTrue(hub.deliver(every, 2, event("b"), Publication.NONE), "the wider feed goes on");
+        assertTrue(hub.deliver(every, new long[] {2}, event("b"), Publication.NONE), "the wider feed goes on");
         assertEquals(Set.of("a"), topics(), "an event of a topic the scope leaves out makes none");
         assertEquals(2, hub.lastId());
-        assertTrue(hub.deliver(every, 3, event("a"), Publication.NONE));
-        assertTrue(hub.deliver(onlyItsTopic, 3, event("a"), Publication.NONE), "given twice, taken once");
-        assertTrue(hub.deliver(onlyItsTopic, 5, event("a"), Publication.NONE));
-        assertFalse(hub.deliver(new ReadScope(Set.of()), 6, event("a"), Publication.NONE),
+        assertTrue(hub.deliver(every, new long[] {3}, event("a"), Publication.NONE));
+        assertTrue(hub.deliver(onlyItsTopic, new long[] {3}, event("a"), Publication.NONE), "given twice, taken once");
+        assertTrue(hub.deliver(onlyItsTopic, new long[] {5}, event("a"), Publication.NONE));
+        assertFalse(hub.deliver(new ReadScope(Set.of()), new long[] {6}, event("a"), Publication.NONE),
                 "a feed that does not read a is ignored");
         assertEquals(List.of(3L, 5L), onlyA.ids());
         assertEquals(0, looks.get());
+    }
+
+    @Test
+    void aFeedHandsSeveralEventsAtOnceWithTheIdsTheyHaveInTheStream() {
+        ReadScope onlyItsTopic = hub.narrowReads(Set.of("a"));
+        List<IncomingEvent> three = List.of(SampleEvents.incoming("a", "p"), SampleEvents.incoming("a", "q"),
+                SampleEvents.incoming("a", "r"));
+        long[] ids = {4, 9, 12, 0}; // longer than the events: a feed reuses its array
+        assertTrue(hub.deliver(onlyItsTopic, ids, three, Publication.NONE));
+        assertEquals(List.of(4L, 9L, 12L), onlyA.ids());
+        assertEquals(12, hub.lastId());
+        assertTrue(hub.deliver(onlyItsTopic, new long[] {9, 13}, List.of(SampleEvents.incoming("a", "q"),
+                SampleEvents.incoming("a", "s")), Publication.NONE));
+        assertEquals(List.of(4L, 9L, 12L, 13L), onlyA.ids(), "an id delivered before is not delivered again");
     }
 
     @Test
@@ -70,7 +84,7 @@ class HubReadScopeTest {
     @Test
     void aSubscriberToATopicTheFeedDidNotReadWidensTheScopeAndIsServedFromTheLogBeforeIt() {
         ReadScope onlyItsTopic = hub.narrowReads(Set.of("a"));
-        hub.deliver(onlyItsTopic, 7, event("a"), Publication.NONE);
+        hub.deliver(onlyItsTopic, new long[] {7}, event("a"), Publication.NONE);
 
         RecordingSubscriber onB = new RecordingSubscriber();
         Replay replay = hub.subscribe(Set.of("b"), onB, OptionalLong.of(3));
@@ -80,8 +94,9 @@ class HubReadScopeTest {
         assertTrue(widened.readsEveryTopic(), "two topics are more than one subject names");
         // A log that replays serves (3, 7] (StreamEventLog reads the stream); this one tells the subscriber of the gap.
         assertEquals(new ReplayGap(3, 7), replay.gap(), "events of b up to the last id delivered were never read here");
-        assertFalse(hub.deliver(onlyItsTopic, 8, event("a"), Publication.NONE), "the narrower feed is ignored");
-        assertTrue(hub.deliver(widened, 8, event("b"), Publication.NONE));
+        assertFalse(hub.deliver(onlyItsTopic, new long[] {8}, event("a"), Publication.NONE),
+                "the narrower feed is ignored");
+        assertTrue(hub.deliver(widened, new long[] {8}, event("b"), Publication.NONE));
         assertEquals(List.of(8L), onB.ids());
     }
 
@@ -92,15 +107,15 @@ class HubReadScopeTest {
     @Test
     void aFirstSubscriberToATopicTheFeedDidNotReadIsLiveFromTheStreamsLastKnownId() {
         ReadScope onlyItsTopic = hub.narrowReads(Set.of("a"));
-        hub.deliver(onlyItsTopic, 10, event("a"), Publication.NONE);
+        hub.deliver(onlyItsTopic, new long[] {10}, event("a"), Publication.NONE);
         hub.streamReached(40);
 
         RecordingSubscriber onB = new RecordingSubscriber();
         Replay replay = hub.subscribe(Set.of("b"), onB, OptionalLong.empty());
         assertEquals(40, replay.liveAfterId(), "its opening notice names the stream's last known id");
         ReadScope every = hub.readScope();
-        hub.deliver(every, 30, event("b"), Publication.NONE);
-        hub.deliver(every, 41, event("b"), Publication.NONE);
+        hub.deliver(every, new long[] {30}, event("b"), Publication.NONE);
+        hub.deliver(every, new long[] {41}, event("b"), Publication.NONE);
         assertEquals(List.of(41L), onB.ids(), "30 was published before it came");
     }
 
@@ -126,15 +141,15 @@ class HubReadScopeTest {
     @Test
     void aResumeAheadOfANarrowerFeedIsServedAtOnceWithWhatFollowsIt() {
         ReadScope onlyItsTopic = hub.narrowReads(Set.of("a"));
-        hub.deliver(onlyItsTopic, 10, event("a"), Publication.NONE);
+        hub.deliver(onlyItsTopic, new long[] {10}, event("a"), Publication.NONE);
         hub.streamReached(30);
 
         RecordingSubscriber resuming = new RecordingSubscriber();
         Replay replay = hub.subscribe(Set.of("a"), resuming, OptionalLong.of(20));
         assertTrue(replay.events().isEmpty());
         assertNull(replay.gap());
-        hub.deliver(onlyItsTopic, 20, event("a"), Publication.NONE);
-        hub.deliver(onlyItsTopic, 25, event("a"), Publication.NONE);
+        hub.deliver(onlyItsTopic, new long[] {20}, event("a"), Publication.NONE);
+        hub.deliver(onlyItsTopic, new long[] {25}, event("a"), Publication.NONE);
         assertEquals(List.of(25L), resuming.ids(), "it had 20 already");
         assertEquals(0, looks.get());
     }
