@@ -15,7 +15,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -189,49 +191,44 @@ final class ProcessCluster implements AutoCloseable {
     private static final Pattern CLUSTER_LINE = Pattern.compile(" (INFO|WARN|ERROR) +\\[[^]]*] \\S*\\.cluster\\.");
 
     /**
-     * The ids of {@code ids} that the stream does not hold, each with the stream's last answer for it. An id the
-     * stream does not give at once is asked for again for {@link #STREAM_SETTLES}: after a fault a new stream
+     * The ids of {@code ids} that the stream does not hold, each with the stream's last answer for it. The ids the
+     * stream does not give at once are asked for again for {@link #STREAM_SETTLES}: after a fault a new stream
      * leader may answer with an error, or may not yet have applied an event its quorum stored, for a moment.
      */
     List<String> notInStream(List<Long> ids) throws IOException, InterruptedException {
-        List<String> missing = new ArrayList<>();
+        long deadline = System.nanoTime() + STREAM_SETTLES.toNanos();
         try (Connection connection = Nats.connect(nats.urls())) {
             JetStreamManagement management = connection.jetStreamManagement();
-            for (long id : ids) {
-                String error = whyNotInStream(management, id);
-                if (error != null) {
-                    missing.add(id + " (" + error + ")");
+            Map<Long, String> missing = notGiven(management, ids);
+            while (!missing.isEmpty() && System.nanoTime() - deadline < 0) {
+                LOG.warn("the stream did not give {} of the acknowledged events, such as {}; asking again",
+                        missing.size(), missing.entrySet().iterator().next());
+                // Poll interval only: the stream's answers, not the passing of time, decide.
+                LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
                 }
+                missing = notGiven(management, List.copyOf(missing.keySet()));
             }
+            return missing.entrySet().stream().map(entry -> entry.getKey() + " (" + entry.getValue() + ")").toList();
         }
-        return missing;
     }
 
     private static final Duration STREAM_SETTLES = Duration.ofSeconds(10);
 
-    /** Why the stream does not give event {@code id} within {@link #STREAM_SETTLES}; {@code null} if it does. */
-    private static String whyNotInStream(JetStreamManagement management, long id) throws InterruptedException {
-        long deadline = System.nanoTime() + STREAM_SETTLES.toNanos();
-        while (true) {
-            String error;
+    /** The ids of {@code ids} the stream does not give now, in order, each with why. */
+    private static Map<Long, String> notGiven(JetStreamManagement management, List<Long> ids) {
+        Map<Long, String> missing = new LinkedHashMap<>();
+        for (long id : ids) {
             try {
                 management.getMessage(STREAM, id);
-                return null;
             } catch (JetStreamApiException e) {
-                error = "JetStream error " + e.getApiErrorCode() + ": " + e.getErrorDescription();
+                missing.put(id, "JetStream error " + e.getApiErrorCode() + ": " + e.getErrorDescription());
             } catch (IOException e) {
-                error = e.toString();
-            }
-            if (System.nanoTime() - deadline > 0) {
-                return error;
-            }
-            LOG.warn("the stream did not give event {} ({}); asking again", id, error);
-            // Poll interval only: the stream's answer, not the passing of time, decides.
-            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
-            if (Thread.interrupted()) {
-                throw new InterruptedException();
+                missing.put(id, e.toString());
             }
         }
+        return missing;
     }
 
     @Override

@@ -307,6 +307,11 @@ public final class ClusterNode implements AutoCloseable {
     private void tick() {
         try {
             feed.handOverHeld();
+        } catch (RuntimeException e) {
+            LOG.warn("node {} could not hand its hub the events its feed held: {}", connection.nodeName(),
+                    e.toString());
+        }
+        try {
             connection.checkOutage();
             if (!connection.isUp()) {
                 return;

@@ -49,9 +49,10 @@ import org.slf4j.LoggerFactory;
  * for them, and each subscriber gets them in one write. A node that falls behind (its share of the CPU spent, a
  * burst of publishes) so catches up at a lower cost per event; one that keeps up hands each event over alone, as
  * before. Then the dispatcher thread writes to the subscribers that were idle itself, as a publishing thread does
- * in single-node mode. The count of queued messages includes some that reach no consumer (jnats answers flow control
- * itself), so an event held behind those only would wait for the next: the node's tick hands over what is held
- * ({@link #handOverHeld}).
+ * in single-node mode. The count of queued messages includes some that reach no consumer: flow control, which jnats
+ * answers itself, messages an ordered consumer drops when it recreates itself after a gap, and those still queued for
+ * a consumer already replaced. An event held behind those only would wait for the next: the node's tick hands over
+ * what is held ({@link #handOverHeld}), within 0.2 s unless the tick is waiting for JetStream.
  */
 final class StreamFeed implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamFeed.class);
@@ -227,6 +228,11 @@ final class StreamFeed implements AutoCloseable {
         }
         boolean handOver;
         synchronized (held) {
+            if (from.refused) {
+                // Refused by the tick's hand-over since deliver() looked: the events it dropped must not be followed
+                // by this one, should the hub's scope come back to it (checked under the lock that refuses).
+                return;
+            }
             held.from = from;
             held.ids[held.events.size()] = id;
             held.events.add(event);

@@ -278,6 +278,36 @@ class StreamFeedTest {
      * subject, after the hub's last id; the consumer of the wider scope goes on delivering that topic's events until
      * it is replaced.
      */
+    /**
+     * A narrower consumer whose held events the hub refuses at the tick's hand-over (a subscriber to another type
+     * widened the hub's scope meanwhile) has nothing more taken, even once the hub's scope comes back to it: taken,
+     * a later event would leave the refused ones behind the hub's last id. The restart reads them again.
+     */
+    @Test
+    void aConsumerRefusedAtAHandOverHasNothingMoreTakenWhenTheScopeComesBack() throws Exception {
+        hub.unsubscribe(Set.of("a", "b"), subscriber);
+        RecordingSubscriber onlyA = new RecordingSubscriber();
+        hub.subscribe(Set.of("a"), onlyA, OptionalLong.empty());
+        startedWith(2);
+        hub.narrowReads(Set.of("a"));
+        feed.restart(nats.jetStream);
+        Consumer narrow = nats.consumers().get(1);
+        nats.queued(5);
+        narrow.deliver(message(4));
+        narrow.deliver(message(5));
+
+        RecordingSubscriber onB = new RecordingSubscriber();
+        hub.subscribe(Set.of("b"), onB, OptionalLong.empty());
+        feed.handOverHeld();
+        hub.unsubscribe(Set.of("b"), onB);
+        assertEquals(Set.of("a"), hub.narrowReads(Set.of("a")).topicKeys());
+        nats.queued(0);
+        narrow.deliver(message(7));
+
+        assertEquals(List.of(1L, 2L), onlyA.ids());
+        assertEquals(2, hub.lastId());
+    }
+
     @Test
     void aFeedRestartedForANarrowerScopeReadsOnlyItsSubject() throws Exception {
         hub.unsubscribe(Set.of("a", "b"), subscriber);
