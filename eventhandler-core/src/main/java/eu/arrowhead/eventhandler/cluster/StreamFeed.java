@@ -219,27 +219,27 @@ final class StreamFeed implements AutoCloseable {
 
     /** Holds {@code event} for the hub, and hands over what is held unless more messages are queued behind it. */
     private void hold(Consumer from, long id, IncomingEvent event) {
-        boolean anotherConsumersHeld;
-        synchronized (held) {
-            anotherConsumersHeld = held.from != from && !held.events.isEmpty();
-        }
-        if (anotherConsumersHeld) {
-            handOverHeld();
-        }
-        boolean handOver;
-        synchronized (held) {
-            if (from.refused) {
-                // Refused by the tick's hand-over since deliver() looked: the events it dropped must not be followed
-                // by this one, should the hub's scope come back to it (checked under the lock that refuses).
-                return;
+        Publication publication = Publication.queued();
+        try {
+            synchronized (held) {
+                if (held.from != from) {
+                    deliverHeld(publication);
+                }
+                if (from.refused) {
+                    // Refused by the tick's hand-over since deliver() looked: the events it dropped must not be
+                    // followed by this one, should the hub's scope come back to it (checked under the lock that
+                    // refuses).
+                    return;
+                }
+                held.from = from;
+                held.ids[held.events.size()] = id;
+                held.events.add(event);
+                if (held.events.size() == MOST_HELD || nothingQueued()) {
+                    deliverHeld(publication);
+                }
             }
-            held.from = from;
-            held.ids[held.events.size()] = id;
-            held.events.add(event);
-            handOver = held.events.size() == MOST_HELD || nothingQueued();
-        }
-        if (handOver) {
-            handOverHeld();
+        } finally {
+            publication.runDeferred();
         }
     }
 
@@ -266,20 +266,27 @@ final class StreamFeed implements AutoCloseable {
         Publication publication = Publication.queued();
         try {
             synchronized (held) {
-                if (held.events.isEmpty()) {
-                    return;
-                }
-                // Under the lock: another thread's hand-over must not overtake this one with later ids.
-                try {
-                    if (!hub.deliver(held.from.reading.scope(), held.ids, held.events, publication)) {
-                        held.from.refused = true;
-                    }
-                } finally {
-                    held.events.clear();
-                }
+                deliverHeld(publication);
             }
         } finally {
             publication.runDeferred();
+        }
+    }
+
+    /**
+     * Hands the hub the events held, under {@link #held}'s lock: a hand-over on another thread must not overtake
+     * this one with later ids. The writes they leave are in {@code publication}, for after the lock.
+     */
+    private void deliverHeld(Publication publication) {
+        if (held.events.isEmpty()) {
+            return;
+        }
+        try {
+            if (!hub.deliver(held.from.reading.scope(), held.ids, held.events, publication)) {
+                held.from.refused = true;
+            }
+        } finally {
+            held.events.clear();
         }
     }
 
