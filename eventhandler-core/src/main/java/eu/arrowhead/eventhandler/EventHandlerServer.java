@@ -283,9 +283,8 @@ public final class EventHandlerServer implements AutoCloseable {
                 new RequestBodies.Limit(config.maxRequestBytes(), "publish.max-request-bytes"),
                 new RequestBodies.Limit(config.maxBodyBytes(), "server.max-body-bytes"));
         metrics.observe(bodies);
-        return new AdmissionControl(streams, EventStreamHandler.PATH, publishes, PublishHandler::handles,
-                publishesOnSelector, jersey, workers, config.workerThreads() + config.workerQueue(),
-                new CorsPolicy(config.corsOrigins()), bodies);
+        return new AdmissionControl(streams, EventStreamHandler.PATH, publishes, publishesOnSelector, jersey, workers,
+                config.workerThreads() + config.workerQueue(), new CorsPolicy(config.corsOrigins()), bodies);
     }
 
     /** The port the server listens on (the real one when {@code server.port} was 0). */

@@ -473,6 +473,7 @@ public final class ClusterNode implements AutoCloseable {
     public void close() {
         ticker.shutdownNow();
         freezeClock.shutdownNow();
+        log.close();
         SharedDeadLetters letters = deadLetters;
         if (letters != null) {
             letters.close();

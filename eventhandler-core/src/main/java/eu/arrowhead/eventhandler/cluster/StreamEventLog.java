@@ -8,6 +8,7 @@ import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A cluster node's event log: the JetStream stream every node shares. Its sequence gives the ids. A publish is
@@ -15,7 +16,7 @@ import java.util.Set;
  * each event to its hub once it reads it from the stream ({@link StreamFeed}), so the publishing thread delivers
  * nothing. Resumes older than the replay windows read the stream ({@link StreamReader}).
  */
-final class StreamEventLog implements EventLog {
+final class StreamEventLog implements EventLog, AutoCloseable {
     private final ClusterConnection connection;
     private final StreamPublisher publisher;
     private final StreamReader reader;
@@ -29,7 +30,7 @@ final class StreamEventLog implements EventLog {
     }
 
     @Override
-    public long[] append(List<IncomingEvent> events, PublishKey key, Publication publication) {
+    public CompletableFuture<long[]> append(List<IncomingEvent> events, PublishKey key, Publication publication) {
         return publisher.append(events, key);
     }
 
@@ -44,7 +45,7 @@ final class StreamEventLog implements EventLog {
         requireUp("publish to another node");
     }
 
-    /** It waits for the stream's acknowledgement. */
+    /** It answers once the stream acknowledges, and a send waits while jnats' outgoing queue is full. */
     @Override
     public boolean appendWaits() {
         return true;
@@ -81,5 +82,11 @@ final class StreamEventLog implements EventLog {
         if (cutOff != null) {
             throw new UnavailableException("this node " + cutOff.why() + "; " + advice);
         }
+    }
+
+    /** Stops the publisher's clock; the node closes the connection. */
+    @Override
+    public void close() {
+        publisher.close();
     }
 }

@@ -1,26 +1,25 @@
 package eu.arrowhead.eventhandler.cluster;
 
+import eu.arrowhead.eventhandler.diagnostics.NamedThreads;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import eu.arrowhead.eventhandler.store.IdempotencyKeys;
 import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishKey;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
-import io.nats.client.JetStreamManagement;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
+import io.nats.client.support.NatsJetStreamConstants;
 import io.nats.client.support.Status;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
  * Cluster mode's publish: appends a request's events to the stream and answers with the sequences the stream
@@ -49,174 +48,124 @@ import java.util.concurrent.TimeoutException;
  * {@code Retry-After}). Should the leader appear between two events of one request, an event sent again is stored
  * after the later ones that found the new leader first: a request split by an election keeps all its ids, not
  * always their order.
+ *
+ * <p>No thread waits for any of this ({@link StreamAppend}): the acknowledgements arrive on jnats' thread, the
+ * pauses and overdue acknowledgements are timed on the publisher's clock, and the answer is a future. A node's
+ * workers serve other requests meanwhile, also while an election holds every publish for seconds.
  */
-final class StreamPublisher {
-    /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
-    private static final long FIRST_ELECTION_PAUSE_MILLIS = 25;
-    private static final long MAX_ELECTION_PAUSE_MILLIS = 500;
+final class StreamPublisher implements AutoCloseable {
     /**
      * How long a keyed event's acknowledgement is awaited before the event is sent again. A request sent to a
      * server that then died, or to a leader that was frozen, is never answered; sent again, it reaches the new
      * leader as soon as there is one. Long against an acknowledgement under load (milliseconds), short against
      * {@code cluster.timeout-seconds}.
      */
-    private static final Duration ACK_WAIT = Duration.ofSeconds(1);
+    static final Duration ACK_WAIT = Duration.ofSeconds(1);
     /** JetStream's "temporarily unavailable" (10008) and "cluster can not handle request" (10009). */
     private static final Set<Integer> LEADERLESS_API_ERRORS = Set.of(10008, 10009);
     private final ClusterConnection connection;
     private final JetStream jetStream;
-    private final JetStreamManagement management;
     private final StreamMessages messages;
     private final String stream;
     private final PublishOptions options;
     private final Duration timeout;
     private final Duration duplicateWindow;
+    /**
+     * Times the appends' pauses, overdue acknowledgements and deadlines, and sends their events again: the thread
+     * never waits on NATS (a send only queues the message for jnats' writer), so one serves every append.
+     */
+    private final ScheduledThreadPoolExecutor clock;
 
     StreamPublisher(ClusterConnection connection, StreamMessages messages, String stream, Duration timeout,
                     Duration duplicateWindow) throws IOException {
         this.connection = connection;
         this.jetStream = connection.jetStream(timeout);
-        this.management = connection.management(timeout);
         this.messages = messages;
         this.stream = stream;
         this.options = PublishOptions.builder().expectedStream(stream).build();
         this.timeout = timeout;
         this.duplicateWindow = duplicateWindow;
+        this.clock = new ScheduledThreadPoolExecutor(1, NamedThreads.daemons("eh-cluster-publish"));
+        // Every append schedules its deadline and almost all end long before it: a cancelled step must leave the
+        // queue at once, or it would hold its append's events until the deadline.
+        clock.setRemoveOnCancelPolicy(true);
+    }
+
+    /** One request's events and what makes each one's message id. */
+    record Request(List<IncomingEvent> events, String messageId, long fingerprint) {
+        /** Whether its events carry message ids: the stream then stores a repeat once. */
+        boolean keyed() {
+            return messageId != null;
+        }
     }
 
     /**
-     * Appends the events, in order, and waits until the stream has them (with its replicas).
+     * Appends the events, in order, and answers once the stream has them (with its replicas).
      *
-     * @return the events' ids, in order (increasing, not always consecutive: other nodes' events may lie between)
-     * @throws UnavailableException if the stream cannot take them now (503)
-     * @throws eu.arrowhead.eventhandler.protocol.RequestException 422 if the key named another request
+     * @return the events' ids, in order (increasing, not always consecutive: other nodes' events may lie
+     *         between); it fails with {@link UnavailableException} if the stream cannot take them now (503), with
+     *         a {@link eu.arrowhead.eventhandler.protocol.RequestException} (422) if the key named another request
+     * @throws UnavailableException if this node is cut off from NATS
      */
-    long[] append(List<IncomingEvent> events, PublishKey key) {
+    CompletableFuture<long[]> append(List<IncomingEvent> events, PublishKey key) {
         ClusterConnection.CutOff cutOff = connection.cutOff();
         if (cutOff != null) {
             throw new UnavailableException("this node " + cutOff.why() + "; publish to another node");
         }
-        String idempotencyKey = key.key();
-        long fingerprint = key.fingerprint();
-        String messageId = idempotencyKey == null ? null
-                : key.scope().length() + ":" + key.scope() + ":" + idempotencyKey + ":";
+        String messageId = key.key() == null ? null
+                : key.scope().length() + ":" + key.scope() + ":" + key.key() + ":";
+        Request request = new Request(events, messageId, key.fingerprint());
         long deadline = System.nanoTime() + timeout.toNanos();
-        List<CompletableFuture<PublishAck>> acks = new ArrayList<>(events.size());
-        for (int i = 0; i < events.size(); i++) {
-            acks.add(send(events.get(i), messageId, i, fingerprint));
-        }
-        long[] ids = new long[events.size()];
-        boolean repeat = false;
-        for (int i = 0; i < ids.length; i++) {
-            PublishAck ack = awaitStored(acks.get(i), events.get(i), messageId, i, fingerprint, deadline);
-            ids[i] = ack.getSeqno();
-            repeat |= ack.isDuplicate();
-        }
-        if (repeat) {
-            requireSameRequest(ids[0], idempotencyKey, fingerprint);
-        }
-        return ids;
+        CompletableFuture<StreamAppend.Stored> stored = new StreamAppend(this, clock, request, deadline).start();
+        return stored.thenCompose(appended -> appended.repeat() ? sameRequest(appended.ids(), key)
+                : CompletableFuture.completedFuture(appended.ids()));
     }
 
-    private CompletableFuture<PublishAck> send(IncomingEvent event, String messageId, int index, long fingerprint) {
+    /** Sends event {@code index} of the request; nothing waits for its acknowledgement here. */
+    CompletableFuture<PublishAck> send(Request request, int index) {
         try {
-            return jetStream.publishAsync(messages.encode(event, messageId == null ? null : messageId + index,
-                    fingerprint), options);
+            return jetStream.publishAsync(messages.encode(request.events().get(index),
+                    request.keyed() ? request.messageId() + index : null, request.fingerprint()), options);
         } catch (IllegalStateException e) {
             // jnats' connection is closed or its reconnect buffer is full: nothing was sent.
             return CompletableFuture.failedFuture(new NotSentException(e));
         }
     }
 
-    /**
-     * The event's acknowledgement; the event is sent again, until the deadline, while the stream has no leader
-     * (the event was not stored: after a pause) and, for a keyed event, while its acknowledgement is overdue (the
-     * event may be stored: at once, and the stream's duplicate window answers a repeat with the first one's id).
-     */
-    private PublishAck awaitStored(CompletableFuture<PublishAck> ack, IncomingEvent event, String messageId, int index,
-                                   long fingerprint, long deadline) {
-        long pauseMillis = FIRST_ELECTION_PAUSE_MILLIS;
-        // Without a message id a repeat would be stored twice: such an event waits for its first acknowledgement.
-        long ackWaitNanos = messageId == null ? Long.MAX_VALUE : ACK_WAIT.toNanos();
-        while (true) {
-            Attempt outcome;
-            try {
-                return await(ack, Math.min(deadline, System.nanoTime() + Math.min(ackWaitNanos, timeout.toNanos())));
-            } catch (NotStoredException e) {
-                outcome = Attempt.NOT_STORED;
-            } catch (UnansweredException e) {
-                outcome = Attempt.UNANSWERED;
-            }
-            long left = deadline - System.nanoTime();
-            long pauseNanos = outcome == Attempt.NOT_STORED ? TimeUnit.MILLISECONDS.toNanos(pauseMillis) : 0;
-            if (left <= pauseNanos || outcome == Attempt.UNANSWERED && messageId == null) {
-                throw outcome == Attempt.NOT_STORED ? new UnavailableException("the cluster's stream has had no"
-                        + " leader for " + timeout.toSeconds() + " s (cluster.timeout-seconds): event " + (index + 1)
-                        + " of the request was not stored (any before it were); publish again later with the same"
-                        + " Idempotency-Key") : unanswered();
-            }
-            if (outcome == Attempt.NOT_STORED) {
-                pause(pauseMillis);
-                pauseMillis = Math.min(MAX_ELECTION_PAUSE_MILLIS, pauseMillis * 2);
-            }
-            ack = send(event, messageId, index, fingerprint);
-        }
+    UnavailableException leaderless(int stored, int count) {
+        return new UnavailableException("the cluster's stream has had no leader for " + timeout.toSeconds()
+                + " s (cluster.timeout-seconds): " + (count - stored) + " of the request's " + count + " events"
+                + " were not stored; publish again later with the same Idempotency-Key");
     }
 
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            throw new UnavailableException("the Event Handler is shutting down");
-        }
-    }
-
-    /**
-     * The acknowledgement, waited for until {@code until} ({@link System#nanoTime}).
-     *
-     * @throws NotStoredException  if the stream has no leader now: the event was not stored
-     * @throws UnansweredException if no acknowledgement came in time: the event may be stored
-     */
-    private PublishAck await(CompletableFuture<PublishAck> ack, long until) {
-        try {
-            return ack.get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | CancellationException e) {
-            // jnats cancels a request it has given up on after its own timeout, or at a lost connection.
-            ack.cancel(false);
-            throw new UnansweredException();
-        } catch (ExecutionException e) {
-            switch (classify(e.getCause())) {
-                case NOT_STORED -> throw new NotStoredException();
-                case UNANSWERED -> throw new UnansweredException();
-                default -> throw new UnavailableException("the cluster's stream refused the event: "
-                        + describe(e.getCause()));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new UnavailableException("the Event Handler is shutting down");
-        }
-    }
-
-    private UnavailableException unanswered() {
+    UnavailableException unanswered() {
         return new UnavailableException("the cluster's stream did not acknowledge the event within "
                 + timeout.toSeconds() + " s (cluster.timeout-seconds); it may still be stored: retry with the"
                 + " same Idempotency-Key to learn its id without publishing it twice");
     }
 
-    /** A repeat of a keyed request: the stored first event must carry this request's fingerprint. */
-    private void requireSameRequest(long firstId, String idempotencyKey, long fingerprint) {
-        MessageInfo first;
-        try {
-            first = management.getMessage(stream, firstId);
-        } catch (IOException | JetStreamApiException e) {
-            throw new UnavailableException("the cluster's stream could not be asked about an earlier request"
-                    + " with the same Idempotency-Key: " + describe(e));
-        }
-        String stored = first.getHeaders() == null ? null : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);
-        if (stored != null && !stored.equals(Long.toHexString(fingerprint))) {
-            throw IdempotencyKeys.usedForAnotherRequest(idempotencyKey, duplicateWindow);
-        }
+    /**
+     * A repeat of a keyed request: the stored first event must carry this request's fingerprint. Asked of the
+     * stream without a thread waiting for the answer, as JetStream's own message lookup would.
+     */
+    private CompletableFuture<long[]> sameRequest(long[] ids, PublishKey key) {
+        byte[] question = ("{\"seq\":" + ids[0] + "}").getBytes(StandardCharsets.US_ASCII);
+        return connection.nats().requestWithTimeout(NatsJetStreamConstants.DEFAULT_API_PREFIX
+                        + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream), question, timeout)
+                .handle((answer, failure) -> {
+                    MessageInfo first = failure == null ? new MessageInfo(answer, stream, false) : null;
+                    if (first == null || first.hasError()) {
+                        throw new UnavailableException("the cluster's stream could not be asked about an earlier"
+                                + " request with the same Idempotency-Key: " + (first == null ? describe(failure)
+                                : first.getError()));
+                    }
+                    String stored = first.getHeaders() == null ? null
+                            : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);
+                    if (stored != null && !stored.equals(Long.toHexString(key.fingerprint()))) {
+                        throw IdempotencyKeys.usedForAnotherRequest(key.key(), duplicateWindow);
+                    }
+                    return ids;
+                });
     }
 
     /**
@@ -225,7 +174,7 @@ final class StreamPublisher {
      * stream's group has no leader now: the event reached no stream and is not stored. jnats cancelled the request
      * (its own timeout, or the connection to its server was lost): the event may be stored.
      */
-    private static Attempt classify(Throwable failure) {
+    static Attempt classify(Throwable failure) {
         for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof CancellationException) {
                 return Attempt.UNANSWERED;
@@ -243,19 +192,13 @@ final class StreamPublisher {
     }
 
     /** How an attempt to store an event failed. */
-    private enum Attempt {
+    enum Attempt {
         /** It reached no stream: safe to send again. */
         NOT_STORED,
         /** No acknowledgement came: it may be stored; safe to send again only with its message id. */
         UNANSWERED,
         /** The stream refused it for good. */
         REFUSED
-    }
-
-    private static final class NotStoredException extends RuntimeException {
-        NotStoredException() {
-            super(null, null, false, false);
-        }
     }
 
     /** jnats would not send the event. */
@@ -265,13 +208,13 @@ final class StreamPublisher {
         }
     }
 
-    private static final class UnansweredException extends RuntimeException {
-        UnansweredException() {
-            super(null, null, false, false);
-        }
+    static String describe(Throwable e) {
+        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-    private static String describe(Throwable e) {
-        return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    /** Stops the clock: an append still waiting for it fails as the node's stop's. */
+    @Override
+    public void close() {
+        clock.shutdownNow();
     }
 }

@@ -7,6 +7,7 @@ import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.Publication;
 import eu.arrowhead.eventhandler.topic.PublishKey;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A publish as the publishing thread runs it: through the event log (which hands the events to the hub), then
@@ -46,10 +47,11 @@ public final class PublisherWrites {
      * Appends the events to the log, then, on this thread and with the hub's lock released, does the work its
      * subscribers' offers left: the writes to their sockets, push deliveries to start.
      *
-     * @return the events' ids
+     * @return the events' ids, as {@link EventLog#append} gives them: at once in a single node, once the stream
+     *         acknowledges them in a cluster (whose stream feed, not this thread, delivers them)
      * @throws UnavailableException as {@link EventLog#append} does; the work already left is done anyway
      */
-    public long[] publish(List<IncomingEvent> events, PublishKey key) {
+    public CompletableFuture<long[]> publish(List<IncomingEvent> events, PublishKey key) {
         Publication publication = mode == WriteMode.PUBLISHER_THREAD
                 ? Publication.blockingWrites(writeTimeoutNanos) : Publication.queued();
         try {

@@ -13,7 +13,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Predicate;
 import org.glassfish.grizzly.Connection;
 import org.glassfish.grizzly.IOEvent;
 import org.glassfish.grizzly.http.server.HttpHandler;
@@ -29,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * rules is refused ({@link RequestSyntax}), an SSE subscription goes to its handler at once, and every other
  * request waits for its body without a thread ({@link RequestBodies}), then goes to the publish handler or to
  * Jersey on the bounded worker pool.
+ *
+ * <p>A publish answered later ({@link PublishEndpoint.LaterAnswer}: a cluster's stream acknowledges its events on
+ * a thread of its own) frees its worker at once; its answer is written on a worker once known. Until then it keeps
+ * its permit and its body's place in the heap budget, and its connection reads no further request, as while it
+ * ran: what waits for the log stays within the same bounds as what waits for a worker.
  *
  * <p>Grizzly's own dispatch has no answer for a full pool (the rejection becomes a 500). Here a request
  * takes a permit (worker threads + queue places) before it is queued; without one it is answered
@@ -49,8 +53,7 @@ public final class AdmissionControl extends HttpHandler {
 
     private final HttpHandler streams;
     private final String streamsPath;
-    private final HttpHandler publishes;
-    private final Predicate<String> isPublish;
+    private final PublishEndpoint publishes;
     private final boolean publishesOnSelector;
     private final HttpHandler jersey;
     private final Executor workers;
@@ -63,19 +66,19 @@ public final class AdmissionControl extends HttpHandler {
     private final RequestExecutorProvider sameThread = new RequestExecutorProvider.SameThreadProvider();
 
     /**
-     * @param publishes           the handler of publish requests ({@code isPublish} tells their paths)
+     * @param publishes           the handler of publish requests
      * @param publishesOnSelector whether a publish that never blocks may run on the selector thread: not
-     *                            when it waits for the event store's commit or writes to subscribers with
-     *                            blocking writes
+     *                            when the event log waits (for its commit or its stream: such a publish may
+     *                            also be answered later) or the publisher writes to subscribers with blocking
+     *                            writes
      * @param permits             the number of requests that may be running or waiting for a worker at once
      */
-    public AdmissionControl(HttpHandler streams, String streamsPath, HttpHandler publishes,
-                            Predicate<String> isPublish, boolean publishesOnSelector, HttpHandler jersey,
+    public AdmissionControl(HttpHandler streams, String streamsPath, PublishEndpoint publishes,
+                            boolean publishesOnSelector, HttpHandler jersey,
                             Executor workers, int permits, CorsPolicy cors, RequestBodies bodies) {
         this.streams = streams;
         this.streamsPath = streamsPath;
         this.publishes = publishes;
-        this.isPublish = isPublish;
         this.publishesOnSelector = publishesOnSelector;
         this.jersey = jersey;
         this.workers = workers;
@@ -128,7 +131,7 @@ public final class AdmissionControl extends HttpHandler {
             streams.service(request, response);
             return;
         }
-        boolean publish = isPublish.test(request.getRequestURI());
+        boolean publish = publishes.handles(request.getRequestURI());
         bodies.whenComplete(request, response, publish, body -> dispatch(request, response, publish, body));
     }
 
@@ -147,7 +150,8 @@ public final class AdmissionControl extends HttpHandler {
             // publishers x ten subscribers: p50 3.1-3.5 -> 2.1-2.5 ms, p99 15.6-15.9 -> 6.8-7.4 ms
             // (docs/architecture.md has the whole series).
             try {
-                serve(publishes, request, response, body, arrival);
+                // The log answers at once (publishesOnSelector): the answer is in the response.
+                serve(true, request, response, arrival);
                 Connection<?> connection = request.getContext().getConnection();
                 if (unreadAnswers.holdWhileUnread(request, response, arrival,
                         arrival == null ? () -> { } : () -> readOn(connection))) {
@@ -160,6 +164,7 @@ public final class AdmissionControl extends HttpHandler {
                     readOn(connection);
                 }
             } finally {
+                body.release();
                 permits.release();
             }
             return;
@@ -176,20 +181,69 @@ public final class AdmissionControl extends HttpHandler {
         Connection<?> connection = request.getContext().getConnection();
         SuspendedChains.suspend(request);
         try {
-            workers.execute(() -> {
-                try {
-                    serve(publish ? publishes : jersey, request, response, body, suspension);
-                    suspension.resume(response);
-                } finally {
-                    SuspendedChains.ended(connection);
-                    permits.release();
-                }
-            });
+            workers.execute(() -> serveAway(publish, request, response, body, suspension, connection));
         } catch (RejectedExecutionException e) {
             permits.release();
             body.release();
             refuse(request, response, suspension, "it is shutting down");
             SuspendedChains.ended(connection);
+        }
+    }
+
+    /**
+     * Serves the request on a worker. Its connection goes on once the answer is in the response: at once, or,
+     * for a publish answered later, once that answer is known and written.
+     */
+    private void serveAway(boolean publish, Request request, Response response, RequestBodies.Body body,
+                           Suspension suspension, Connection<?> connection) {
+        PublishEndpoint.LaterAnswer later = null;
+        try {
+            later = serve(publish, request, response, suspension);
+        } finally {
+            if (later == null) {
+                answered(response, body, suspension, connection);
+            } else {
+                PublishEndpoint.LaterAnswer answer = later;
+                later.known().whenComplete((ignored, failure) -> answerKnown(answer, response, body, suspension,
+                        connection));
+            }
+        }
+    }
+
+    /** On one of the event log's threads: the answer is written on a worker, as the request was served. */
+    private void answerKnown(PublishEndpoint.LaterAnswer answer, Response response, RequestBodies.Body body,
+                             Suspension suspension, Connection<?> connection) {
+        try {
+            workers.execute(() -> writeLater(answer, response, body, suspension, connection));
+        } catch (RejectedExecutionException shuttingDown) {
+            // The workers have stopped, past the stop's grace: the answer is written here, its last chance.
+            writeLater(answer, response, body, suspension, connection);
+        }
+    }
+
+    private void writeLater(PublishEndpoint.LaterAnswer answer, Response response, RequestBodies.Body body,
+                            Suspension suspension, Connection<?> connection) {
+        try {
+            if (!suspension.ended()) {
+                answer.write(response);
+            }
+        } finally {
+            answered(response, body, suspension, connection);
+        }
+    }
+
+    /**
+     * The request served away has its answer: its body leaves the heap budget, the response ends, the connection
+     * reads its next request, and the permit is free.
+     */
+    private void answered(Response response, RequestBodies.Body body, Suspension suspension,
+                          Connection<?> connection) {
+        try {
+            body.release();
+            suspension.resume(response);
+        } finally {
+            SuspendedChains.ended(connection);
+            permits.release();
         }
     }
 
@@ -208,17 +262,20 @@ public final class AdmissionControl extends HttpHandler {
     }
 
     /**
-     * Runs a handler; a failure of its own is a 500 with an incident id, as Grizzly would only log it.
+     * Runs the publish handler or Jersey; a failure of its own is a 500 with an incident id, as Grizzly would only
+     * log it.
      *
      * @param suspension the response's, if it is suspended: once ended, the response is not ours to touch
+     * @return a publish's answer still to come, or {@code null} once the response holds the answer
      */
-    private void serve(HttpHandler handler, Request request, Response response, RequestBodies.Body body,
-                       Suspension suspension) {
+    private PublishEndpoint.LaterAnswer serve(boolean publish, Request request, Response response,
+                                              Suspension suspension) {
         try {
-            if (handler == jersey) {
-                giveJerseyAHostItCanParse(request);
+            if (publish) {
+                return publishes.serve(request, response);
             }
-            handler.service(request, response);
+            giveJerseyAHostItCanParse(request);
+            jersey.service(request, response);
         } catch (Exception e) {
             if ((suspension == null || !suspension.ended()) && !response.isCommitted()) {
                 response.reset();
@@ -228,9 +285,8 @@ public final class AdmissionControl extends HttpHandler {
                     LOG.debug("could not answer a failed {}: {}", request.getRequestURI(), gone.toString());
                 }
             }
-        } finally {
-            body.release();
         }
+        return null;
     }
 
     private static void refuse(Request request, Response response, Suspension suspension, String why) {
@@ -264,14 +320,12 @@ public final class AdmissionControl extends HttpHandler {
 
     @Override
     public void start() {
-        publishes.start();
         jersey.start();
         streams.start();
     }
 
     @Override
     public void destroy() {
-        publishes.destroy();
         jersey.destroy();
         streams.destroy();
     }

@@ -97,7 +97,7 @@ public final class BrokerMetrics {
     public void observe(RequestBodies bodies) {
         registry.register(() -> MetricSnapshots.of(
                 gauge("eventhandler_request_bodies_held_bytes", "Bytes of request bodies held now, arriving or"
-                        + " waiting for a worker", bodies.heldBytes()),
+                        + " waiting for a worker or for the event log", bodies.heldBytes()),
                 gauge("eventhandler_request_bodies_max_bytes", "Most bytes of request bodies held at once (their"
                         + " share of the heap); past it a body is refused with 503", bodies.budgetBytes())));
     }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectReader;
 import eu.arrowhead.eventhandler.api.EventPublishRequest;
 import eu.arrowhead.eventhandler.api.ExceptionType;
 import eu.arrowhead.eventhandler.delivery.PublisherWrites;
+import eu.arrowhead.eventhandler.http.PublishEndpoint;
 import eu.arrowhead.eventhandler.protocol.ErrorBodies;
 import eu.arrowhead.eventhandler.protocol.JsonMapper;
 import eu.arrowhead.eventhandler.protocol.RequestException;
@@ -24,10 +25,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongConsumer;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import org.glassfish.grizzly.http.Method;
-import org.glassfish.grizzly.http.server.HttpHandler;
 import org.glassfish.grizzly.http.server.Request;
 import org.glassfish.grizzly.http.server.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@code POST /eventhandler/publish} and {@code POST /eventhandler/publish/batch}.
@@ -50,9 +56,13 @@ import org.glassfish.grizzly.http.server.Response;
  * <p>A request with an {@code Idempotency-Key} header hands its key to the event log with its events: when it
  * repeats a recent request, a publisher's retry after a lost answer, the log answers with the first attempt's
  * ids and publishes nothing twice.
+ *
+ * <p>A cluster's log has the ids only once the stream acknowledges the events: the handler then returns the
+ * answer to come ({@link AwaitedIds}) and its thread goes on with other requests.
  */
-public final class PublishHandler extends HttpHandler {
+public final class PublishHandler implements PublishEndpoint {
     public static final String PATH = "/eventhandler/publish";
+    private static final Logger LOG = LoggerFactory.getLogger(PublishHandler.class);
     private static final String BATCH_PATH = PATH + "/batch";
 
     private final PublisherWrites publisher;
@@ -79,37 +89,86 @@ public final class PublishHandler extends HttpHandler {
         this.handlingNanos = handlingNanos;
     }
 
-    /** Whether a request to {@code path} is this handler's. */
-    public static boolean handles(String path) {
+    @Override
+    public boolean handles(String path) {
         return PATH.equals(path) || BATCH_PATH.equals(path);
     }
 
     @Override
-    public void service(Request request, Response response) throws IOException {
+    public LaterAnswer serve(Request request, Response response) {
         String path = request.getRequestURI();
-        byte[] answer;
+        long start = System.nanoTime();
+        CompletableFuture<long[]> ids;
         try {
-            answer = handle(request, response, path);
-        } catch (RequestException e) {
-            ErrorBodies.write(response, e.status(), e.exceptionType(), e.getMessage(), path, null);
-            return;
-        } catch (JsonProcessingException e) {
-            ErrorBodies.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
-            return;
-        } catch (UnavailableException e) {
-            ErrorBodies.write(response, 503, ExceptionType.UNAVAILABLE, e.getMessage(), path, 1);
-            return;
-        } catch (RuntimeException e) {
-            ErrorBodies.writeFault(response, path, e);
-            return;
+            ids = handle(request, response, path);
+        } catch (IOException | RuntimeException e) {
+            write(response, path, null, e, start);
+            return null;
         }
-        response.setStatus(200);
-        response.setContentType("application/json");
-        response.setContentLength(answer.length);
-        response.getOutputStream().write(answer);
+        if (!ids.isDone()) {
+            return new AwaitedIds(ids, path, start);
+        }
+        write(response, path, ids, start);
+        return null;
     }
 
-    private byte[] handle(Request request, Response response, String path) throws IOException {
+    /** The ids of a publish that the event log gives once its stream has acknowledged the events. */
+    private final class AwaitedIds implements LaterAnswer {
+        private final CompletableFuture<long[]> ids;
+        private final String path;
+        private final long start;
+
+        AwaitedIds(CompletableFuture<long[]> ids, String path, long start) {
+            this.ids = ids;
+            this.path = path;
+            this.start = start;
+        }
+
+        @Override
+        public CompletionStage<?> known() {
+            return ids;
+        }
+
+        @Override
+        public void write(Response response) {
+            PublishHandler.this.write(response, path, ids, start);
+        }
+    }
+
+    /** Writes the answer to a publish whose ids are known, or have failed. */
+    private void write(Response response, String path, CompletableFuture<long[]> ids, long start) {
+        try {
+            write(response, path, ids.join(), null, start);
+        } catch (CompletionException | CancellationException e) {
+            write(response, path, null, e.getCause() == null ? e : e.getCause(), start);
+        }
+    }
+
+    /** Writes the ids, or the error the publish failed with. */
+    private void write(Response response, String path, long[] ids, Throwable failure, long start) {
+        try {
+            if (failure == null) {
+                byte[] answer = answer(path, ids);
+                handlingNanos.accept(System.nanoTime() - start);
+                response.setStatus(200);
+                response.setContentType("application/json");
+                response.setContentLength(answer.length);
+                response.getOutputStream().write(answer);
+            } else if (failure instanceof RequestException e) {
+                ErrorBodies.write(response, e.status(), e.exceptionType(), e.getMessage(), path, null);
+            } else if (failure instanceof JsonProcessingException e) {
+                ErrorBodies.write(response, 400, ExceptionType.BAD_PAYLOAD, JsonMapper.describe(e), path, null);
+            } else if (failure instanceof UnavailableException e) {
+                ErrorBodies.write(response, 503, ExceptionType.UNAVAILABLE, e.getMessage(), path, 1);
+            } else {
+                ErrorBodies.writeFault(response, path, failure);
+            }
+        } catch (IOException gone) {
+            LOG.debug("could not answer a publish to {}: {}", path, gone.toString());
+        }
+    }
+
+    private CompletableFuture<long[]> handle(Request request, Response response, String path) throws IOException {
         if (request.getMethod() != Method.POST) {
             response.setHeader("Allow", "POST");
             throw new RequestException(405, ExceptionType.INVALID_PARAMETER,
@@ -129,15 +188,12 @@ public final class PublishHandler extends HttpHandler {
         // database down, the clock moved past the timestamp tolerance.
         long[] earlier = keyed.present() ? log.answered(keyed) : null;
         if (earlier != null) {
-            return answer(path, earlier);
+            return CompletableFuture.completedFuture(earlier);
         }
         // A flood the event log cannot keep up with is refused before its body is parsed: parsing is what an
         // overloaded server would spend its time on, for nothing.
         log.requireRoom(body.length);
-        long start = System.nanoTime();
-        byte[] answer = path.equals(PATH) ? publishOne(caller, keyed, body) : publishBatch(caller, keyed, body);
-        handlingNanos.accept(System.nanoTime() - start);
-        return answer;
+        return path.equals(PATH) ? publishOne(caller, keyed, body) : publishBatch(caller, keyed, body);
     }
 
     /** The answer to a publish whose events got {@code ids}. */
@@ -168,15 +224,15 @@ public final class PublishHandler extends HttpHandler {
         return (main.equals("application") || main.equals("*")) && (sub.equals("json") || sub.equals("*"));
     }
 
-    private byte[] publishOne(Caller caller, PublishKey key, byte[] body) throws IOException {
+    private CompletableFuture<long[]> publishOne(Caller caller, PublishKey key, byte[] body) throws IOException {
         Utf8Rule.require(body);
         EventPublishRequest request = oneReader.readValue(body);
         IncomingEvent event = validator.validate(request, Instant.now(), "");
         authorizer.requirePublish(caller, event.sourceKey(), event.eventType());
-        return answer(PATH, publisher.publish(List.of(event), key));
+        return publisher.publish(List.of(event), key);
     }
 
-    private byte[] publishBatch(Caller caller, PublishKey key, byte[] body) throws IOException {
+    private CompletableFuture<long[]> publishBatch(Caller caller, PublishKey key, byte[] body) throws IOException {
         Utf8Rule.require(body);
         EventPublishRequest[] requests = batchReader.readValue(body);
         if (requests == null || requests.length == 0) {
@@ -198,7 +254,7 @@ public final class PublishHandler extends HttpHandler {
                 throw new RequestException(e.status(), e.exceptionType(), "event " + i + ": " + e.getMessage());
             }
         }
-        return answer(BATCH_PATH, publisher.publish(events, key));
+        return publisher.publish(events, key);
     }
 
     private static byte[] read(InputStream body) throws IOException {

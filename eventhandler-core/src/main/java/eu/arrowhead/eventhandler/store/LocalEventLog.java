@@ -91,7 +91,12 @@ public final class LocalEventLog implements EventLog {
     }
 
     @Override
-    public long[] append(List<IncomingEvent> events, PublishKey key, Publication publication) {
+    public CompletableFuture<long[]> append(List<IncomingEvent> events, PublishKey key, Publication publication) {
+        return CompletableFuture.completedFuture(idsOf(events, key, publication));
+    }
+
+    /** Appends the events, or finds the key's earlier request, and gives their ids (in {@code sync} mode once committed). */
+    private long[] idsOf(List<IncomingEvent> events, PublishKey key, Publication publication) {
         if (!key.present()) {
             return ids(appendNew(events, key, publication), events.size());
         }

@@ -4,6 +4,7 @@ import eu.arrowhead.eventhandler.api.ReplayGap;
 import eu.arrowhead.eventhandler.protocol.UnavailableException;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The event log: where a publish goes and what gives every event its id, and where resumes older than the
@@ -20,18 +21,21 @@ import java.util.Set;
 public interface EventLog {
 
     /**
-     * Appends one publish's events, all or none, with increasing ids.
+     * Appends one publish's events, all or none, with increasing ids. A single node's log has the ids when this
+     * returns (a completed future); a cluster's once the stream acknowledges the events, on a thread of its own,
+     * while the publishing thread goes on with other requests.
      *
      * @param key         the request's {@code Idempotency-Key}: a repeat of an earlier request with the same key
      *                    gets that request's ids and publishes nothing
      * @param publication collects the work the subscribers' offers leave when the events are delivered on this
      *                    thread; the caller runs it ({@link Publication#runDeferred}) once this returns or throws
      * @return the events' ids, in order (consecutive in a single node's log; another node's events may lie
-     *         between them in a cluster's)
+     *         between them in a cluster's); it fails as this method throws. Its dependent actions run on the
+     *         log's threads: they must not block
      * @throws UnavailableException if the log cannot take the events now (503): they then exist nowhere
      * @throws eu.arrowhead.eventhandler.protocol.RequestException 422 if the key named another request
      */
-    long[] append(List<IncomingEvent> events, PublishKey key, Publication publication);
+    CompletableFuture<long[]> append(List<IncomingEvent> events, PublishKey key, Publication publication);
 
     /**
      * The ids an earlier request with the key was answered with, if this log keeps its keys where a lookup is
@@ -54,8 +58,8 @@ public interface EventLog {
     void requireRoom(long bodyBytes);
 
     /**
-     * Whether {@link #append} waits: for a commit, or for another server. A publish then runs on a worker thread,
-     * never on a selector.
+     * Whether {@link #append} may wait (for a commit, or for room in the link to another server) or answer after
+     * it returns. A publish then runs on a worker thread, never on a selector.
      */
     boolean appendWaits();
 

@@ -75,7 +75,7 @@ final class DeliveryRig {
 
     /** A publish as the publishing thread runs it: the log and the hub, then the writes it leaves to this thread. */
     long publish(List<IncomingEvent> events) {
-        return publishes.publish(events, PublishKey.NONE)[0];
+        return publishes.publish(events, PublishKey.NONE).join()[0];
     }
 
     /** Bytes all subscriber queues hold now. */

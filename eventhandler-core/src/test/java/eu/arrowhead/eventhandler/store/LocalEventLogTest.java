@@ -97,7 +97,7 @@ class LocalEventLogTest {
         LocalHub local = new LocalHub(10, 10, 1 << 20, 1 << 20, EventJournal.NONE);
         PublishKey key = new PublishKey("caller", "k", 42);
         List<IncomingEvent> events = SampleEvents.batch("a", "x", 3);
-        long[] ids = local.log().append(events, key, Publication.NONE);
+        long[] ids = local.log().append(events, key, Publication.NONE).join();
         assertArrayEquals(new long[] {1, 2, 3}, ids);
         local.log().close();
 

@@ -32,6 +32,6 @@ public final class LocalHub {
 
     /** Publishes as a request without an {@code Idempotency-Key} does; returns the first event's id. */
     public long publish(List<IncomingEvent> events, Publication publication) {
-        return log.append(events, PublishKey.NONE, publication)[0];
+        return log.append(events, PublishKey.NONE, publication).join()[0];
     }
 }

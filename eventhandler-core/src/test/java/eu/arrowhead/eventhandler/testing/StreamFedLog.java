@@ -8,6 +8,7 @@ import eu.arrowhead.eventhandler.topic.PublishKey;
 import eu.arrowhead.eventhandler.topic.SubscriberFilter;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The cluster's stream as a node's hub sees it, without NATS: the test hands every event to the hub with its id
@@ -16,7 +17,7 @@ import java.util.Set;
  */
 public final class StreamFedLog implements EventLog {
     @Override
-    public long[] append(List<IncomingEvent> events, PublishKey key, Publication publication) {
+    public CompletableFuture<long[]> append(List<IncomingEvent> events, PublishKey key, Publication publication) {
         throw new AssertionError("the test delivers the stand-in stream's events itself");
     }
 

@@ -1,0 +1,252 @@
+package eu.arrowhead.eventhandler.cluster;
+
+import eu.arrowhead.eventhandler.protocol.UnavailableException;
+import io.nats.client.api.PublishAck;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * One publish request's events on their way into the stream, with no thread waiting for them: they are sent
+ * together, each acknowledgement arrives on jnats' thread, and what has to wait (a pause while the stream has no
+ * leader, an acknowledgement that is overdue, the request's deadline) is timed on the publisher's clock, which
+ * sends the events again when they are due. Sending happens outside the lock, after the step under it has decided
+ * what to send.
+ *
+ * <p>An event that reached no stream is sent again after a pause, doubling from one round of repeats to the next.
+ * A keyed event whose acknowledgement is overdue is sent again at once (its message id has the stream store it
+ * once); an unkeyed one waits for its first acknowledgement. At the deadline, or at the first refusal for good,
+ * the whole append fails; the events acknowledged by then are stored, and a retry with the same key gets their ids.
+ */
+final class StreamAppend {
+    /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
+    private static final long FIRST_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+    private static final long MAX_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** {@link #sendAt}'s "not while its acknowledgement is awaited". */
+    private static final long NEVER = Long.MAX_VALUE;
+
+    private final StreamPublisher publisher;
+    private final ScheduledExecutorService clock;
+    private final StreamPublisher.Request request;
+    private final long deadline;
+    private final CompletableFuture<Stored> stored = new CompletableFuture<>();
+
+    // Guarded by this.
+    /** Each event's sequence once acknowledged; 0 before (the stream's sequences start at 1). */
+    private final long[] ids;
+    /** When each unacknowledged event is to be sent again ({@link System#nanoTime}), or {@link #NEVER}. */
+    private final long[] sendAt;
+    /** Each event's current attempt: a failure of an earlier one was overtaken by the event's next sending. */
+    private final int[] attempts;
+    private int unacknowledged;
+    private boolean repeat;
+    private boolean leaderless;
+    private long pauseNanos = FIRST_ELECTION_PAUSE_NANOS;
+    private boolean ended;
+    private ScheduledFuture<?> nextStep;
+    private long nextStepAt = NEVER;
+
+    /** The sequences the stream gave the events, and whether it had any of them already (a repeat). */
+    record Stored(long[] ids, boolean repeat) {
+    }
+
+    StreamAppend(StreamPublisher publisher, ScheduledExecutorService clock, StreamPublisher.Request request,
+                 long deadline) {
+        this.publisher = publisher;
+        this.clock = clock;
+        this.request = request;
+        this.deadline = deadline;
+        int count = request.events().size();
+        this.ids = new long[count];
+        this.sendAt = new long[count];
+        this.attempts = new int[count];
+        this.unacknowledged = count;
+    }
+
+    /** Sends every event, in order, on this thread. */
+    CompletableFuture<Stored> start() {
+        int count = ids.length;
+        UnavailableException refused;
+        synchronized (this) {
+            long now = System.nanoTime();
+            Arrays.fill(sendAt, request.keyed() ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER);
+            Arrays.fill(attempts, 1);
+            refused = scheduleNextStep(now);
+        }
+        if (refused != null) {
+            stored.completeExceptionally(refused);
+            return stored;
+        }
+        for (int i = 0; i < count; i++) {
+            send(i, 1);
+        }
+        return stored;
+    }
+
+    private void send(int index, int attempt) {
+        CompletableFuture<PublishAck> ack;
+        try {
+            ack = publisher.send(request, index);
+        } catch (RuntimeException e) {
+            ack = CompletableFuture.failedFuture(e);
+        }
+        ack.whenComplete(new Acknowledgement(index, attempt));
+    }
+
+    /** One sending of one event, told how it ended. */
+    private final class Acknowledgement implements BiConsumer<PublishAck, Throwable> {
+        private final int index;
+        private final int attempt;
+
+        Acknowledgement(int index, int attempt) {
+            this.index = index;
+            this.attempt = attempt;
+        }
+
+        @Override
+        public void accept(PublishAck ack, Throwable failure) {
+            if (failure == null) {
+                acknowledged(index, ack);
+            } else {
+                failed(index, attempt, failure);
+            }
+        }
+    }
+
+    /** An acknowledgement counts from whichever sending of the event it answers: each stored it at this sequence. */
+    private void acknowledged(int index, PublishAck ack) {
+        Stored whole = null;
+        synchronized (this) {
+            if (ended || ids[index] != 0) {
+                return;
+            }
+            ids[index] = ack.getSeqno();
+            repeat |= ack.isDuplicate();
+            if (--unacknowledged == 0) {
+                end();
+                whole = new Stored(ids.clone(), repeat);
+            }
+        }
+        if (whole != null) {
+            stored.complete(whole);
+        }
+    }
+
+    private void failed(int index, int attempt, Throwable failure) {
+        UnavailableException refused = null;
+        synchronized (this) {
+            if (ended || ids[index] != 0 || attempt != attempts[index]) {
+                return;
+            }
+            long now = System.nanoTime();
+            switch (StreamPublisher.classify(failure)) {
+                case NOT_STORED -> {
+                    leaderless = true;
+                    sendAt[index] = now + pauseNanos;
+                    refused = scheduleNextStep(now);
+                }
+                case UNANSWERED -> {
+                    leaderless = false;
+                    if (request.keyed()) {
+                        sendAt[index] = now;
+                        refused = scheduleNextStep(now);
+                    } else {
+                        refused = publisher.unanswered();
+                    }
+                }
+                default -> refused = new UnavailableException("the cluster's stream refused the event: "
+                        + StreamPublisher.describe(failure));
+            }
+            if (refused != null) {
+                end();
+            }
+        }
+        if (refused != null) {
+            stored.completeExceptionally(refused);
+        }
+    }
+
+    /** On the clock: sends again the events that are due, or gives up at the deadline. */
+    private void step() {
+        List<int[]> due = new ArrayList<>();
+        UnavailableException refused;
+        synchronized (this) {
+            if (ended) {
+                return;
+            }
+            nextStep = null;
+            nextStepAt = NEVER;
+            long now = System.nanoTime();
+            if (now - deadline >= 0) {
+                refused = leaderless ? publisher.leaderless(ids.length - unacknowledged, ids.length)
+                        : publisher.unanswered();
+            } else {
+                for (int i = 0; i < ids.length; i++) {
+                    if (ids[i] == 0 && sendAt[i] - now <= 0) {
+                        attempts[i]++;
+                        sendAt[i] = request.keyed() ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER;
+                        due.add(new int[] {i, attempts[i]});
+                    }
+                }
+                if (leaderless && !due.isEmpty()) {
+                    pauseNanos = Math.min(MAX_ELECTION_PAUSE_NANOS, pauseNanos * 2);
+                }
+                refused = scheduleNextStep(now);
+            }
+            if (refused != null) {
+                end();
+            }
+        }
+        if (refused != null) {
+            stored.completeExceptionally(refused);
+            return;
+        }
+        for (int[] event : due) {
+            send(event[0], event[1]);
+        }
+    }
+
+    /**
+     * Has the clock run {@link #step} when the next event is due or at the deadline, whichever comes first, unless
+     * a step comes sooner already. Under the lock.
+     *
+     * @return the refusal, if the clock has stopped (the node is closing)
+     */
+    private UnavailableException scheduleNextStep(long now) {
+        long at = deadline;
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] == 0 && sendAt[i] - at < 0) {
+                at = sendAt[i];
+            }
+        }
+        if (nextStep != null && nextStepAt - at <= 0) {
+            return null;
+        }
+        if (nextStep != null) {
+            nextStep.cancel(false);
+        }
+        try {
+            nextStep = clock.schedule(this::step, Math.max(0, at - now), TimeUnit.NANOSECONDS);
+            nextStepAt = at;
+            return null;
+        } catch (RejectedExecutionException e) {
+            return new UnavailableException("the Event Handler is shutting down; publish again with the same"
+                    + " Idempotency-Key");
+        }
+    }
+
+    /** Under the lock: nothing more is sent, and the clock forgets the append. */
+    private void end() {
+        ended = true;
+        if (nextStep != null) {
+            nextStep.cancel(false);
+            nextStep = null;
+        }
+    }
+}
