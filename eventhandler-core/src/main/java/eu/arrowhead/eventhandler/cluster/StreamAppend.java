@@ -19,10 +19,12 @@ import java.util.function.BiConsumer;
  * sends the events again when they are due. Sending happens outside the lock, after the step under it has decided
  * what to send.
  *
- * <p>An event that reached no stream is sent again after a pause, doubling from one round of repeats to the next.
- * A keyed event whose acknowledgement is overdue is sent again at once (its message id has the stream store it
- * once); an unkeyed one waits for its first acknowledgement. At the deadline, or at the first refusal for good,
- * the whole append fails; the events acknowledged by then are stored, and a retry with the same key gets their ids.
+ * <p>An event that reached no stream is sent again after a pause, doubling with each of its sendings. A keyed
+ * event whose acknowledgement is overdue is sent again at once (its message id has the stream store it once);
+ * an unkeyed one waits for its first acknowledgement. A keyed event whose message id the stream holds for a write
+ * not yet committed (a leader that lost its quorum) waits for that write, and is sent again after another
+ * acknowledgement wait. At the deadline, or at the first refusal for good, the whole append fails; the events
+ * acknowledged by then are stored, and a retry with the same key gets their ids.
  */
 final class StreamAppend {
     /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
@@ -47,7 +49,6 @@ final class StreamAppend {
     private int unacknowledged;
     private boolean repeat;
     private boolean leaderless;
-    private long pauseNanos = FIRST_ELECTION_PAUSE_NANOS;
     private boolean ended;
     private ScheduledFuture<?> nextStep;
     private long nextStepAt = NEVER;
@@ -148,7 +149,12 @@ final class StreamAppend {
             switch (StreamPublisher.classify(failure)) {
                 case NOT_STORED -> {
                     leaderless = true;
-                    sendAt[index] = now + pauseNanos;
+                    sendAt[index] = now + pauseBefore(attempt);
+                    refused = scheduleNextStep(now);
+                }
+                case IN_FLIGHT -> {
+                    leaderless = false;
+                    sendAt[index] = now + StreamPublisher.ACK_WAIT.toNanos();
                     refused = scheduleNextStep(now);
                 }
                 case UNANSWERED -> {
@@ -194,9 +200,6 @@ final class StreamAppend {
                         due.add(new int[] {i, attempts[i]});
                     }
                 }
-                if (leaderless && !due.isEmpty()) {
-                    pauseNanos = Math.min(MAX_ELECTION_PAUSE_NANOS, pauseNanos * 2);
-                }
                 refused = scheduleNextStep(now);
             }
             if (refused != null) {
@@ -212,11 +215,16 @@ final class StreamAppend {
         }
     }
 
+    /** The pause before an event that reached no stream at its {@code attempt}th sending goes again. */
+    private static long pauseBefore(int attempt) {
+        return Math.min(MAX_ELECTION_PAUSE_NANOS, FIRST_ELECTION_PAUSE_NANOS << Math.min(attempt - 1, 5));
+    }
+
     /**
      * Has the clock run {@link #step} when the next event is due or at the deadline, whichever comes first, unless
      * a step comes sooner already. Under the lock.
      *
-     * @return the refusal, if the clock has stopped (the node is closing)
+     * @return the refusal, if the clock has stopped (the node is closing): then no step is scheduled
      */
     private UnavailableException scheduleNextStep(long now) {
         long at = deadline;

@@ -7,6 +7,7 @@ import eu.arrowhead.eventhandler.topic.IncomingEvent;
 import eu.arrowhead.eventhandler.topic.PublishKey;
 import io.nats.client.JetStream;
 import io.nats.client.JetStreamApiException;
+import io.nats.client.Message;
 import io.nats.client.PublishOptions;
 import io.nats.client.api.MessageInfo;
 import io.nats.client.api.PublishAck;
@@ -61,8 +62,12 @@ final class StreamPublisher implements AutoCloseable {
      * {@code cluster.timeout-seconds}.
      */
     static final Duration ACK_WAIT = Duration.ofSeconds(1);
+    /** The shortest wait for a repeat's fingerprint, for one that comes at its request's deadline. */
+    private static final Duration MIN_QUESTION_WAIT = Duration.ofMillis(500);
     /** JetStream's "temporarily unavailable" (10008) and "cluster can not handle request" (10009). */
     private static final Set<Integer> LEADERLESS_API_ERRORS = Set.of(10008, 10009);
+    /** JetStream's "duplicate message id is in process" (10158; servers from 2.10): a write not yet committed. */
+    private static final int STAGED_MESSAGE_ID = 10158;
     private final ClusterConnection connection;
     private final JetStream jetStream;
     private final StreamMessages messages;
@@ -117,7 +122,7 @@ final class StreamPublisher implements AutoCloseable {
         Request request = new Request(events, messageId, key.fingerprint());
         long deadline = System.nanoTime() + timeout.toNanos();
         CompletableFuture<StreamAppend.Stored> stored = new StreamAppend(this, clock, request, deadline).start();
-        return stored.thenCompose(appended -> appended.repeat() ? sameRequest(appended.ids(), key)
+        return stored.thenCompose(appended -> appended.repeat() ? sameRequest(appended.ids(), key, deadline)
                 : CompletableFuture.completedFuture(appended.ids()));
     }
 
@@ -146,26 +151,36 @@ final class StreamPublisher implements AutoCloseable {
 
     /**
      * A repeat of a keyed request: the stored first event must carry this request's fingerprint. Asked of the
-     * stream without a thread waiting for the answer, as JetStream's own message lookup would.
+     * stream, as JetStream's own message lookup asks, without a thread waiting for the answer, within what is
+     * left of the request's deadline.
      */
-    private CompletableFuture<long[]> sameRequest(long[] ids, PublishKey key) {
+    private CompletableFuture<long[]> sameRequest(long[] ids, PublishKey key, long deadline) {
         byte[] question = ("{\"seq\":" + ids[0] + "}").getBytes(StandardCharsets.US_ASCII);
-        return connection.nats().requestWithTimeout(NatsJetStreamConstants.DEFAULT_API_PREFIX
-                        + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream), question, timeout)
-                .handle((answer, failure) -> {
-                    MessageInfo first = failure == null ? new MessageInfo(answer, stream, false) : null;
-                    if (first == null || first.hasError()) {
-                        throw new UnavailableException("the cluster's stream could not be asked about an earlier"
-                                + " request with the same Idempotency-Key: " + (first == null ? describe(failure)
-                                : first.getError()));
-                    }
-                    String stored = first.getHeaders() == null ? null
-                            : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);
-                    if (stored != null && !stored.equals(Long.toHexString(key.fingerprint()))) {
-                        throw IdempotencyKeys.usedForAnotherRequest(key.key(), duplicateWindow);
-                    }
-                    return ids;
-                });
+        Duration left = Duration.ofNanos(Math.max(MIN_QUESTION_WAIT.toNanos(), deadline - System.nanoTime()));
+        CompletableFuture<Message> answered;
+        try {
+            answered = connection.nats().requestWithTimeout(NatsJetStreamConstants.DEFAULT_API_PREFIX
+                    + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream), question, left);
+        } catch (IllegalStateException e) {
+            // jnats' connection is closed or its outgoing queue is full: nothing was asked.
+            answered = CompletableFuture.failedFuture(e);
+        }
+        return answered.handle((answer, failure) -> idsIfSameRequest(answer, failure, ids, key));
+    }
+
+    /** The repeat's ids, if the stream's answer shows its first event under this request's fingerprint. */
+    private long[] idsIfSameRequest(Message answer, Throwable failure, long[] ids, PublishKey key) {
+        MessageInfo first = failure == null ? new MessageInfo(answer, stream, false) : null;
+        if (first == null || first.hasError()) {
+            throw new UnavailableException("the cluster's stream could not be asked about an earlier request with"
+                    + " the same Idempotency-Key: " + (first != null ? first.getError()
+                    : classify(failure) == Attempt.UNANSWERED ? "no answer" : describe(failure)));
+        }
+        String stored = first.getHeaders() == null ? null : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);
+        if (stored != null && !stored.equals(Long.toHexString(key.fingerprint()))) {
+            throw IdempotencyKeys.usedForAnotherRequest(key.key(), duplicateWindow);
+        }
+        return ids;
     }
 
     /**
@@ -179,8 +194,11 @@ final class StreamPublisher implements AutoCloseable {
             if (cause instanceof CancellationException) {
                 return Attempt.UNANSWERED;
             }
+            if (cause instanceof JetStreamApiException api && api.getApiErrorCode() == STAGED_MESSAGE_ID) {
+                return Attempt.IN_FLIGHT;
+            }
             if (cause instanceof NotSentException || cause instanceof JetStreamApiException api
-                    && LEADERLESS_API_ERRORS.contains(api.getApiErrorCode())
+                    && (LEADERLESS_API_ERRORS.contains(api.getApiErrorCode()) || isNotLeader(api))
                     || cause.getMessage() != null && cause.getMessage().contains(Status.NO_RESPONDERS_TEXT)) {
                 return Attempt.NOT_STORED;
             }
@@ -191,10 +209,18 @@ final class StreamPublisher implements AutoCloseable {
         return Attempt.REFUSED;
     }
 
+    /** A server that stopped leading the stream between taking the event and proposing it: it was not stored. */
+    private static boolean isNotLeader(JetStreamApiException api) {
+        return api.getApiErrorCode() == 0 && api.getErrorCode() == 503
+                && "raft: not leader".equals(api.getErrorDescription());
+    }
+
     /** How an attempt to store an event failed. */
     enum Attempt {
         /** It reached no stream: safe to send again. */
         NOT_STORED,
+        /** The stream holds its message id for a write not yet committed: its acknowledgement may still come. */
+        IN_FLIGHT,
         /** No acknowledgement came: it may be stored; safe to send again only with its message id. */
         UNANSWERED,
         /** The stream refused it for good. */
@@ -212,9 +238,13 @@ final class StreamPublisher implements AutoCloseable {
         return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
     }
 
-    /** Stops the clock: an append still waiting for it fails as the node's stop's. */
+    /**
+     * Stops the clock for new appends. Those still waiting go on with the steps already scheduled (within the
+     * acknowledgement wait, or at their deadline), and each one's next step fails it with 503: no append is left
+     * without an end.
+     */
     @Override
     public void close() {
-        clock.shutdownNow();
+        clock.shutdown();
     }
 }

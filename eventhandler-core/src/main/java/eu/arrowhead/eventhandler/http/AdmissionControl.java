@@ -210,14 +210,19 @@ public final class AdmissionControl extends HttpHandler {
         }
     }
 
-    /** On one of the event log's threads: the answer is written on a worker, as the request was served. */
+    /**
+     * On one of the event log's threads, where nothing may block: the answer is written on a worker, as the
+     * request was served.
+     */
     private void answerKnown(PublishEndpoint.LaterAnswer answer, Response response, RequestBodies.Body body,
                              Suspension suspension, Connection<?> connection) {
         try {
             workers.execute(() -> writeLater(answer, response, body, suspension, connection));
         } catch (RejectedExecutionException shuttingDown) {
-            // The workers have stopped, past the stop's grace: the answer is written here, its last chance.
-            writeLater(answer, response, body, suspension, connection);
+            // The workers have stopped, past the stop's grace. The connection is closed unanswered rather than
+            // written to from the log's thread; a publisher's retry with its Idempotency-Key learns the ids.
+            connection.closeSilently();
+            answered(response, body, suspension, connection);
         }
     }
 
@@ -227,6 +232,9 @@ public final class AdmissionControl extends HttpHandler {
             if (!suspension.ended()) {
                 answer.write(response);
             }
+        } catch (RuntimeException e) {
+            // The client went while the answer was written: the response was being taken back.
+            LOG.debug("could not answer a publish: {}", e.toString());
         } finally {
             answered(response, body, suspension, connection);
         }

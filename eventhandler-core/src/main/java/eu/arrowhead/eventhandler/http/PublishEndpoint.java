@@ -30,8 +30,9 @@ public interface PublishEndpoint {
         CompletionStage<?> known();
 
         /**
-         * Writes the answer into the response. Called once, on a worker, after {@link #known}, and only while the
-         * response is still the request's (its client has not gone).
+         * Writes the answer into the response. Called at most once, on a worker, after {@link #known}, and only
+         * while the response is still the request's (its client has not gone). Not called once the workers have
+         * stopped, past a stop's grace: the connection is then closed unanswered.
          */
         void write(Response response);
     }

@@ -32,7 +32,9 @@ public interface EventLog {
      * @return the events' ids, in order (consecutive in a single node's log; another node's events may lie
      *         between them in a cluster's); it fails as this method throws. Its dependent actions run on the
      *         log's threads: they must not block
-     * @throws UnavailableException if the log cannot take the events now (503): they then exist nowhere
+     * @throws UnavailableException if the log cannot take the events now (503): they then exist nowhere. A
+     *                              cluster's future may also fail with it, at its deadline: events then may be
+     *                              stored, and a repeat with the same key gets their ids
      * @throws eu.arrowhead.eventhandler.protocol.RequestException 422 if the key named another request
      */
     CompletableFuture<long[]> append(List<IncomingEvent> events, PublishKey key, Publication publication);
