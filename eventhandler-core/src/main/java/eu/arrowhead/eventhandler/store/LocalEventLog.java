@@ -95,7 +95,7 @@ public final class LocalEventLog implements EventLog {
         return CompletableFuture.completedFuture(idsOf(events, key, publication));
     }
 
-    /** Appends the events, or finds the key's earlier request, and gives their ids (in {@code sync} mode once committed). */
+    /** Appends the events, or finds the key's earlier request: their ids (in {@code sync} mode once committed). */
     private long[] idsOf(List<IncomingEvent> events, PublishKey key, Publication publication) {
         if (!key.present()) {
             return ids(appendNew(events, key, publication), events.size());
