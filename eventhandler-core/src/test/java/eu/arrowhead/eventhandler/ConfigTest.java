@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import eu.arrowhead.eventhandler.config.ClusterConfig;
 import eu.arrowhead.eventhandler.config.ConfigException;
 import eu.arrowhead.eventhandler.config.ConfigLoader;
 import eu.arrowhead.eventhandler.config.EventHandlerConfig;
@@ -191,6 +192,29 @@ class ConfigTest {
                         "nats://127.0.0.1:4222", "cluster.timeout-seconds", "5", "cluster.duplicate-window-seconds",
                         "9")),
                 "cluster.duplicate-window-seconds=9 is shorter than twice cluster.timeout-seconds=5");
+    }
+
+    /**
+     * A node sends a publish's events together, each awaiting its acknowledgement: the bound holds the largest
+     * batch, derives from the heap when 0, and cannot be set beyond what the heap holds.
+     */
+    @Test
+    void theAcknowledgementsANodeAwaitsAreBoundWithinTheHeap() {
+        EventHandlerConfig derived = ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                "nats://127.0.0.1:4222"));
+        long share = Math.min(ClusterConfig.MOST_PENDING_ACKS,
+                derived.heap().storeBuffer() / ClusterConfig.PENDING_ACK_BYTES);
+        assertEquals(share, derived.cluster().maxPendingAcks());
+        assertTrue(derived.describeHeap().contains("cluster.max-pending-acks " + share), derived.describeHeap());
+        assertMessage(() -> ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                        "nats://127.0.0.1:4222", "cluster.max-pending-acks", "999")),
+                "configuration key 'cluster.max-pending-acks' is 999, less than publish.max-batch-events (1000)");
+        assertMessage(() -> ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                        "nats://127.0.0.1:4222", "cluster.max-pending-acks", Long.toString(share + 1))),
+                "configuration key 'cluster.max-pending-acks'");
+        assertEquals(10, ConfigLoader.withOverrides(Map.of("cluster.enabled", "true", "cluster.nats-urls",
+                "nats://127.0.0.1:4222", "cluster.max-pending-acks", "10", "publish.max-batch-events", "10"))
+                .cluster().maxPendingAcks());
     }
 
     /** A cluster's cursors set dead letters aside and pause as a single node's do. */

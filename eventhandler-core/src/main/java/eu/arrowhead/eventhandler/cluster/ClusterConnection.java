@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 public final class ClusterConnection implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterConnection.class);
     private static final Duration PING_INTERVAL = Duration.ofSeconds(1);
+    /** Room in jnats' outgoing queue beyond the publishes ({@code cluster.max-pending-acks}). */
+    private static final int OTHER_OUTGOING_MESSAGES = 1024;
     private static final String CLOSED = "its NATS connection is closed";
 
     /**
@@ -90,6 +92,13 @@ public final class ClusterConnection implements AutoCloseable {
                 // and reconnects: a cut-off of milliseconds, or past cluster.outage-grace-millis ended streams.
                 .pingInterval(PING_INTERVAL)
                 .maxPingsOut(3)
+                // Every publish message jnats has not written yet is a sending awaiting its acknowledgement, so
+                // cluster.max-pending-acks bounds them. With room for all of them and for the node's other
+                // messages (pulls, acknowledgements of push deliveries), publishes alone never fill the queue when
+                // a frozen server's socket stops taking bytes; a full queue makes a send wait up to 2 s for room,
+                // on the publisher's clock thread when it sends an event again.
+                .maxMessagesInOutgoingQueue(Math.max(Options.DEFAULT_MAX_MESSAGES_IN_OUTGOING_QUEUE,
+                        config.maxPendingAcks() + OTHER_OUTGOING_MESSAGES))
                 .connectionListener(connection::connectionEvent)
                 .errorListener(errors);
         SSLContext tls = NatsLinkOptions.apply(config.link(), options);

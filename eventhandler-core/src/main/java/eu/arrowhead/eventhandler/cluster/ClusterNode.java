@@ -53,6 +53,8 @@ public final class ClusterNode implements AutoCloseable {
     private final ClusterConfig config;
     private final ClusterConnection connection;
     private final JetStreamManagement management;
+    /** Asks for the stream's state in {@link #view()} (metrics, health): a quick try, as the watches ask. */
+    private final JetStreamManagement viewManagement;
     private final StreamMessages messages;
     private final StreamEventStore store;
     private final SharedSubscriptions subscriptions;
@@ -86,11 +88,12 @@ public final class ClusterNode implements AutoCloseable {
             NamedThreads.daemons("eh-freeze-watch"));
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
-                        StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
+                        JetStreamManagement viewManagement, StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
                         KeyValue letterBucket, StreamReader reader, StreamEventLog log) {
         this.config = config;
         this.connection = connection;
         this.management = management;
+        this.viewManagement = viewManagement;
         freezeClock.scheduleWithFixedDelay(freezeWatch::ticked, TICK.toMillis(), TICK.toMillis(),
                 TimeUnit.MILLISECONDS);
         this.messages = messages;
@@ -125,11 +128,11 @@ public final class ClusterNode implements AutoCloseable {
                             config.replicas(), config.timeout(), "push dead letters"));
             StreamEventStore store = new StreamEventStore(connection, reader, subscriptions);
             StreamPublisher publisher = new StreamPublisher(connection, messages, config.stream(), config.timeout(),
-                    config.duplicateWindow());
+                    config.duplicateWindow(), config.maxPendingAcks());
             StreamEventLog log = new StreamEventLog(connection, publisher, reader,
                     info.getStreamState().getLastSequence());
-            return new ClusterNode(config, connection, management, messages, store, subscriptions, letters, reader,
-                    log);
+            return new ClusterNode(config, connection, management, connection.management(quickTimeout(config)),
+                    messages, store, subscriptions, letters, reader, log);
         } catch (IOException | RuntimeException e) {
             connection.close();
             throw e;
@@ -215,7 +218,7 @@ public final class ClusterNode implements AutoCloseable {
         }
         Dispatcher dispatcher = connection.nats().createDispatcher();
         ConfirmedAck acks = new ConfirmedAck(connection.nats(), PushCursor.ackWait(push));
-        CursorWatch watch = new CursorWatch(connection.management(quickTimeout()), config.stream());
+        CursorWatch watch = new CursorWatch(connection.management(quickTimeout(config)), config.stream());
         SharedDeadLetters shared = new SharedDeadLetters(letterBucket, management, reader, sender, push);
         shared.watchPauses(config.timeout());
         shared.sweep(subscriptions::ids);
@@ -276,7 +279,7 @@ public final class ClusterNode implements AutoCloseable {
         });
         feed = StreamFeed.start(connection.nats(), connection.jetStream(config.timeout()), config.stream(), messages,
                 hub);
-        feedWatch = new FeedWatch(connection.management(quickTimeout()), config.stream(), feed);
+        feedWatch = new FeedWatch(connection.management(quickTimeout(config)), config.stream(), feed);
         narrowing = new ReadNarrowing(hub);
         hub.whenFeedShouldLook(this::lookNow);
         ticker.scheduleWithFixedDelay(this::tick, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
@@ -290,7 +293,7 @@ public final class ClusterNode implements AutoCloseable {
      * nothing answers. Tries that were answered took 2-7 ms; three unanswered tries in a row were seen. Tries
      * that each waited the whole timeout held a node's feed 10.5 s, and tries doubling up to half of it 6 s.
      */
-    private Duration quickTimeout() {
+    private static Duration quickTimeout(ClusterConfig config) {
         Duration tenth = config.timeout().dividedBy(10); // the timeout is at least 1 s (validated)
         Duration floor = Duration.ofMillis(500);
         return tenth.compareTo(floor) < 0 ? floor : tenth;
@@ -355,7 +358,7 @@ public final class ClusterNode implements AutoCloseable {
         long began = System.nanoTime();
         long after;
         try {
-            after = feed.restart(connection.jetStream(quickTimeout()));
+            after = feed.restart(connection.jetStream(quickTimeout(config)));
         } catch (IOException | RuntimeException e) {
             feedNeedsRestart = true;
             if (feedRestartTries == 1) {
@@ -417,13 +420,14 @@ public final class ClusterNode implements AutoCloseable {
      * @param streamLeader    the NATS server that leads the stream
      * @param replicas        the stream's other copies: server name, whether current, how far behind
      * @param unreadable      messages on the stream's subjects that were not events, skipped
+     * @param pendingAcks     acknowledgements this node awaits from the stream, each sending of an event one
      * @param reads           the event types this node reads from the stream: {@code "all"}, or the one its
      *                        subscribers want
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record View(String node, String status, String natsServer, String cutOffSince, String cutOffReason,
                        String stream, Long streamLastId, Long streamFirstId, long deliveredId, String streamLeader,
-                       List<String> replicas, long unreadable, String reads) {
+                       List<String> replicas, long unreadable, int pendingAcks, String reads) {
 
         /** Whether the node has NATS. */
         @JsonIgnore
@@ -440,7 +444,7 @@ public final class ClusterNode implements AutoCloseable {
         List<String> replicas = new ArrayList<>();
         if (up) {
             try {
-                StreamInfo info = management.getStreamInfo(config.stream());
+                StreamInfo info = viewManagement.getStreamInfo(config.stream());
                 last = info.getStreamState().getLastSequence();
                 first = info.getStreamState().getFirstSequence();
                 ClusterInfo cluster = info.getClusterInfo();
@@ -462,7 +466,8 @@ public final class ClusterNode implements AutoCloseable {
         return new View(connection.nodeName(), cutOff == null ? "UP" : "CUT_OFF", connection.connectedServer(),
                 cutOff == null ? null : cutOff.since().toString(), cutOff == null ? null : cutOff.why(),
                 config.stream(), last, first, fed == null ? 0 : fed.lastId(), leader, replicas,
-                reading == null ? 0 : reading.unreadable(), reading == null ? null : reads(reading.reading()));
+                reading == null ? 0 : reading.unreadable(), log.pendingAcks(),
+                reading == null ? null : reads(reading.reading()));
     }
 
     private static String reads(StreamFeed.Reading reading) {

@@ -25,15 +25,22 @@ import java.util.function.BiConsumer;
  * not yet committed (a leader that lost its quorum) waits for that write, and is sent again after another
  * acknowledgement wait. At the deadline, or at the first refusal for good, the whole append fails; the events
  * acknowledged by then are stored, and a retry with the same key gets their ids.
+ *
+ * <p>Each sending holds a slot of the node's {@link PendingAcks} until jnats ends it: the append is refused at
+ * once if its events' first sendings find no room, and an event due to be sent again while there is none waits
+ * for one (its earlier sending is still awaited, and jnats gives up on one within seconds).
  */
 final class StreamAppend {
     /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
     private static final long FIRST_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
     private static final long MAX_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+    /** How soon an event due to be sent again while every slot is taken looks for one again. */
+    private static final long SLOT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     /** {@link #sendAt}'s "not while its acknowledgement is awaited". */
     private static final long NEVER = Long.MAX_VALUE;
 
     private final StreamPublisher publisher;
+    private final PendingAcks pendingAcks;
     private final ScheduledExecutorService clock;
     private final StreamPublisher.Request request;
     private final long deadline;
@@ -57,9 +64,10 @@ final class StreamAppend {
     record Stored(long[] ids, boolean repeat) {
     }
 
-    StreamAppend(StreamPublisher publisher, ScheduledExecutorService clock, StreamPublisher.Request request,
-                 long deadline) {
+    StreamAppend(StreamPublisher publisher, PendingAcks pendingAcks, ScheduledExecutorService clock,
+                 StreamPublisher.Request request, long deadline) {
         this.publisher = publisher;
+        this.pendingAcks = pendingAcks;
         this.clock = clock;
         this.request = request;
         this.deadline = deadline;
@@ -70,9 +78,13 @@ final class StreamAppend {
         this.unacknowledged = count;
     }
 
-    /** Sends every event, in order, on this thread. */
+    /** Sends every event, in order, on this thread, or refuses them all if the node awaits too many answers. */
     CompletableFuture<Stored> start() {
         int count = ids.length;
+        if (!pendingAcks.tryTake(count)) {
+            stored.completeExceptionally(publisher.tooManyPending(count));
+            return stored;
+        }
         UnavailableException refused;
         synchronized (this) {
             long now = System.nanoTime();
@@ -81,6 +93,7 @@ final class StreamAppend {
             refused = scheduleNextStep(now);
         }
         if (refused != null) {
+            pendingAcks.giveBack(count);
             stored.completeExceptionally(refused);
             return stored;
         }
@@ -90,6 +103,7 @@ final class StreamAppend {
         return stored;
     }
 
+    /** Sends an event whose slot is taken; the slot is given back when the sending ends. */
     private void send(int index, int attempt) {
         CompletableFuture<PublishAck> ack;
         try {
@@ -112,6 +126,7 @@ final class StreamAppend {
 
         @Override
         public void accept(PublishAck ack, Throwable failure) {
+            pendingAcks.giveBack(1);
             if (failure == null) {
                 acknowledged(index, ack);
             } else {
@@ -195,6 +210,10 @@ final class StreamAppend {
             } else {
                 for (int i = 0; i < ids.length; i++) {
                     if (ids[i] == 0 && sendAt[i] - now <= 0) {
+                        if (!pendingAcks.tryTake(1)) {
+                            sendAt[i] = now + SLOT_WAIT_NANOS;
+                            continue;
+                        }
                         attempts[i]++;
                         sendAt[i] = request.keyed() ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER;
                         due.add(new int[] {i, attempts[i]});

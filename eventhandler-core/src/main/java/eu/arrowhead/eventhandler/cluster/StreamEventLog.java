@@ -84,6 +84,11 @@ final class StreamEventLog implements EventLog, AutoCloseable {
         }
     }
 
+    /** Acknowledgements this node awaits from the stream now. */
+    int pendingAcks() {
+        return publisher.pendingAcks();
+    }
+
     /** Stops the publisher's clock; the node closes the connection. */
     @Override
     public void close() {

@@ -80,9 +80,10 @@ final class StreamPublisher implements AutoCloseable {
      * never waits on NATS (a send only queues the message for jnats' writer), so one serves every append.
      */
     private final ScheduledThreadPoolExecutor clock;
+    private final PendingAcks pendingAcks;
 
     StreamPublisher(ClusterConnection connection, StreamMessages messages, String stream, Duration timeout,
-                    Duration duplicateWindow) throws IOException {
+                    Duration duplicateWindow, int maxPendingAcks) throws IOException {
         this.connection = connection;
         this.jetStream = connection.jetStream(timeout);
         this.messages = messages;
@@ -90,6 +91,7 @@ final class StreamPublisher implements AutoCloseable {
         this.options = PublishOptions.builder().expectedStream(stream).build();
         this.timeout = timeout;
         this.duplicateWindow = duplicateWindow;
+        this.pendingAcks = new PendingAcks(maxPendingAcks);
         this.clock = new ScheduledThreadPoolExecutor(1, NamedThreads.daemons("eh-cluster-publish"));
         // Every append schedules its deadline and almost all end long before it: a cancelled step must leave the
         // queue at once, or it would hold its append's events until the deadline.
@@ -121,7 +123,8 @@ final class StreamPublisher implements AutoCloseable {
                 : key.scope().length() + ":" + key.scope() + ":" + key.key() + ":";
         Request request = new Request(events, messageId, key.fingerprint());
         long deadline = System.nanoTime() + timeout.toNanos();
-        CompletableFuture<StreamAppend.Stored> stored = new StreamAppend(this, clock, request, deadline).start();
+        CompletableFuture<StreamAppend.Stored> stored = new StreamAppend(this, pendingAcks, clock, request,
+                deadline).start();
         return stored.thenCompose(appended -> appended.repeat() ? sameRequest(appended.ids(), key, deadline)
                 : CompletableFuture.completedFuture(appended.ids()));
     }
@@ -135,6 +138,18 @@ final class StreamPublisher implements AutoCloseable {
             // jnats' connection is closed or its reconnect buffer is full: nothing was sent.
             return CompletableFuture.failedFuture(new NotSentException(e));
         }
+    }
+
+    UnavailableException tooManyPending(int count) {
+        return new UnavailableException("this node awaits " + pendingAcks.taken() + " acknowledgements from the"
+                + " cluster's stream and may await " + pendingAcks.limit() + " (cluster.max-pending-acks), too many"
+                + " for this publish's " + count + " events: the stream answers slowly or elects a leader; publish"
+                + " again shortly, or to another node");
+    }
+
+    /** Acknowledgements this node awaits from the stream now. */
+    int pendingAcks() {
+        return pendingAcks.taken();
     }
 
     UnavailableException leaderless(int stored, int count) {

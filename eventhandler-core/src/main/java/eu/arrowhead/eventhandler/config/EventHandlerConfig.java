@@ -165,7 +165,7 @@ public record EventHandlerConfig(
                 security,
                 PushConfig.from(v, heap),
                 ServiceRegistryConfig.from(v),
-                ClusterConfig.from(v, security),
+                ClusterConfig.from(v, security, heap),
                 heap,
                 Collections.unmodifiableMap(new LinkedHashMap<>(raw)));
         v.requireAllRead();
@@ -189,9 +189,19 @@ public record EventHandlerConfig(
 
     /**
      * The store's buffer takes a publish whole or refuses it: one smaller than the largest publish could never
-     * take it, and its bound on what a crash loses (store.buffer-events) would not hold.
+     * take it, and its bound on what a crash loses (store.buffer-events) would not hold. A cluster node's awaited
+     * acknowledgements stand where the store's buffer stands, and the same holds of them.
      */
     private void requireOnePublishFitsTheStoreBuffer() {
+        if (cluster.enabled()) {
+            if (cluster.maxPendingAcks() < maxBatchEvents) {
+                throw new ConfigException("configuration key 'cluster.max-pending-acks' is " + cluster.maxPendingAcks()
+                        + ", less than publish.max-batch-events (" + maxBatchEvents + "): a node sends a publish's"
+                        + " events to the stream together, so it must await as many acknowledgements as the largest"
+                        + " batch has events; raise it, lower publish.max-batch-events, or raise -Xmx");
+            }
+            return;
+        }
         if (storeMode == StoreMode.OFF) {
             return;
         }
@@ -223,11 +233,15 @@ public record EventHandlerConfig(
 
     /** What each part clients can make grow may take, in bytes, by the key or part that bounds it. */
     private Map<String, Long> heapParts() {
-        boolean store = storeMode != StoreMode.OFF;
+        boolean store = storeMode != StoreMode.OFF && !cluster.enabled();
         Map<String, Long> parts = new LinkedHashMap<>();
         parts.put("SSE streams (subscriber.max-count " + subscriberLimits.maxCount() + ")",
                 subscriberLimits.streamsHeapBytes());
         parts.put("subscriber.total-queue-max-bytes", subscriberLimits.totalQueueMaxBytes());
+        if (cluster.enabled()) {
+            parts.put("acknowledgements awaited from the stream (cluster.max-pending-acks " + cluster.maxPendingAcks()
+                    + ")", cluster.maxPendingAcks() * ClusterConfig.PENDING_ACK_BYTES);
+        }
         parts.put("store.buffer-bytes", store ? storeBufferBytes : 0);
         parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
         parts.put("request bodies", heap.requestBodies());

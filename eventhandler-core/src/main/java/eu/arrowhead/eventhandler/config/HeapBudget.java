@@ -26,7 +26,8 @@ import java.util.Locale;
  * <tr><th>part</th><th>share</th><th>bounded by</th></tr>
  * <tr><td>SSE streams and their queues</td><td>7/19</td><td>{@code subscriber.max-count},
  *     {@code subscriber.total-queue-max-bytes} (2/19 of it)</td></tr>
- * <tr><td>the store's write buffer</td><td>2/19</td><td>{@code store.buffer-bytes}</td></tr>
+ * <tr><td>the store's write buffer; in cluster mode the acknowledgements a node awaits from the stream</td>
+ *     <td>2/19</td><td>{@code store.buffer-bytes}; {@code cluster.max-pending-acks}</td></tr>
  * <tr><td>H2's page cache</td><td>1/19</td><td>set at start, unless {@code store.url} sets CACHE_SIZE</td></tr>
  * <tr><td>request bodies being received</td><td>2/19</td><td>503 past it</td></tr>
  * <tr><td>connections with a request's head begun, not whole</td><td>1/19</td><td>{@code server.max-incomplete-heads}
@@ -77,7 +78,10 @@ public record HeapBudget(long maxHeapBytes, long oldGenerationBytes) {
         return units(2);
     }
 
-    /** Events accepted and not yet written to the event store, by default. */
+    /**
+     * Events accepted and not yet written to the event store, by default; in cluster mode, which has no store, the
+     * acknowledgements a node awaits from the stream.
+     */
     public long storeBuffer() {
         return units(2);
     }

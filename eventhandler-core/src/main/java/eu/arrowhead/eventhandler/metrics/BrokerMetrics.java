@@ -238,7 +238,10 @@ public final class BrokerMetrics {
                 gauge("eventhandler_cluster_stream_replicas", "Copies of the cluster's stream besides its leader's",
                         view.replicas() == null ? 0 : view.replicas().size()),
                 counter("eventhandler_cluster_unreadable_messages", "Messages on the stream's subjects that were"
-                        + " not events, skipped", view.unreadable()));
+                        + " not events, skipped", view.unreadable()),
+                gauge("eventhandler_cluster_pending_acks", "Acknowledgements this node awaits from the cluster's"
+                        + " stream, each sending of an event one (at most cluster.max-pending-acks)",
+                        view.pendingAcks()));
     }
 
     /** Adds the front door's gauge, read at each scrape. */

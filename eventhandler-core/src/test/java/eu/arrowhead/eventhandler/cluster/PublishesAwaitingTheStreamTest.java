@@ -144,6 +144,76 @@ class PublishesAwaitingTheStreamTest {
         }
     }
 
+    private static String keyedBatch(String prefix, int count, String key) {
+        StringBuilder body = new StringBuilder("[");
+        for (int i = 0; i < count; i++) {
+            body.append(i == 0 ? "" : ",").append(event(prefix + i));
+        }
+        body.append(']');
+        return "POST /eventhandler/publish/batch HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+                + "Idempotency-Key: " + key + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
+    }
+
+    /**
+     * While the stream has no leader, each unanswered sending of a keyed event stays in jnats' table of awaited
+     * answers for seconds, and the event is sent again every second: the node holds no more of them than
+     * cluster.max-pending-acks, refuses a publish that finds no room, and stores the waiting ones once each.
+     */
+    @Test
+    void anElectionHoldsNoMoreSendingsThanTheNodeMayAwait() throws Exception {
+        try (NatsCluster nats = NatsCluster.start(directory, 3);
+             TestServer node = TestServer.start("cluster.enabled", "true", "cluster.nats-urls", nats.url(0),
+                     "cluster.replicas", "3", "cluster.node-name", "bounded", "cluster.timeout-seconds", "30",
+                     "cluster.max-pending-acks", "20", "publish.max-batch-events", "10")) {
+            long before = node.publish("awaiting", "before");
+            List<Long> sendings = new java.util.concurrent.CopyOnWriteArrayList<>();
+            try (SseStream stream = node.subscribe("?eventType=awaiting", "Last-Event-ID", Long.toString(before));
+                 Connection watcher = Nats.connect(nats.url(0))) {
+                Dispatcher dispatcher = watcher.createDispatcher(message -> sendings.add(System.nanoTime()));
+                dispatcher.subscribe(SUBJECTS);
+                watcher.flush(WAIT);
+                nats.kill(1);
+                nats.kill(2);
+                RawHttp first = RawHttp.connect(node.port()).send(keyedBatch("a", 10, "bounded-a"));
+                RawHttp second = RawHttp.connect(node.port()).send(keyedBatch("b", 10, "bounded-b"));
+                Await.until("the node to await 20 acknowledgements", WAIT,
+                        () -> node.metric("eventhandler_cluster_pending_acks") == 20);
+
+                RawHttp.Answer refused = RawHttp.exchange(node.port(), keyedPublish("c", "bounded-c"));
+                assertEquals(503, refused.status(), refused.body());
+                assertTrue(refused.body().contains("cluster.max-pending-acks"), refused.body());
+                assertTrue(refused.header("Retry-After") != null, "Retry-After");
+
+                // Each event is due again after a second, and each of its sendings stays awaited for 5-10 s
+                // unanswered: without the bound the node would await 40 within two seconds. It sends one again
+                // only once jnats has given up on an earlier sending. Looked at until some have gone again (a look
+                // takes up to 3 s here: the metrics ask the stream's state, and nothing answers).
+                long start = System.nanoTime();
+                List<Double> looks = new ArrayList<>();
+                while (sendings.size() <= 20 && System.nanoTime() - start < WAIT.toNanos()) {
+                    looks.add(node.metric("eventhandler_cluster_pending_acks"));
+                }
+                assertTrue(looks.stream().allMatch(awaited -> awaited <= 20), "awaited at once: " + looks);
+
+                bringTheQuorumBack(nats);
+                RawHttp.Answer a = first.answer(WAIT);
+                RawHttp.Answer b = second.answer(WAIT);
+                assertEquals(200, a.status(), a.body());
+                assertEquals(200, b.status(), b.body());
+                first.close();
+                second.close();
+                Set<String> delivered = new HashSet<>();
+                for (SseStream.Frame frame : stream.events(20, WAIT)) {
+                    assertTrue(delivered.add(frame.data()), "delivered twice: " + frame.data());
+                }
+                long after = node.publish("awaiting", "after");
+                assertEquals(Long.toString(after), stream.nextEvent(WAIT).id(), "nothing more was stored between");
+                Await.until("every sending to be ended", WAIT,
+                        () -> node.metric("eventhandler_cluster_pending_acks") == 0);
+            }
+        }
+    }
+
     @Test
     void publishesPipelinedOnOneConnectionAreAnsweredInOrder() throws Exception {
         int requests = 200;
