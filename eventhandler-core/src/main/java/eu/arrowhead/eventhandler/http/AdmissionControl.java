@@ -197,10 +197,15 @@ public final class AdmissionControl extends HttpHandler {
     private void serveAway(boolean publish, Request request, Response response, RequestBodies.Body body,
                            Suspension suspension, Connection<?> connection) {
         PublishEndpoint.LaterAnswer later = null;
+        boolean served = false;
         try {
             later = serve(publish, request, response, suspension);
+            served = true;
         } finally {
             if (later == null) {
+                if (!served) {
+                    unanswered(connection);
+                }
                 answered(response, body, suspension, connection);
             } else {
                 PublishEndpoint.LaterAnswer answer = later;
@@ -221,23 +226,38 @@ public final class AdmissionControl extends HttpHandler {
         } catch (RejectedExecutionException shuttingDown) {
             // The workers have stopped, past the stop's grace. The connection is closed unanswered rather than
             // written to from the log's thread; a publisher's retry with its Idempotency-Key learns the ids.
-            connection.closeSilently();
+            unanswered(connection);
             answered(response, body, suspension, connection);
         }
     }
 
     private void writeLater(PublishEndpoint.LaterAnswer answer, Response response, RequestBodies.Body body,
                             Suspension suspension, Connection<?> connection) {
+        boolean written = false;
         try {
             if (!suspension.ended()) {
                 answer.write(response);
             }
+            written = true;
         } catch (RuntimeException e) {
             // The client went while the answer was written: the response was being taken back.
             LOG.debug("could not answer a publish: {}", e.toString());
         } finally {
+            if (!written) {
+                unanswered(connection);
+            }
             answered(response, body, suspension, connection);
         }
+    }
+
+    /**
+     * A request whose answer cannot be written: the workers have stopped, the client went while it was written,
+     * or an error no handler answers (the heap exhausted). Resumed as it is, its response would end as an empty
+     * 200, which a publisher would take for stored. Its connection is closed instead; a publisher retries with its
+     * {@code Idempotency-Key}.
+     */
+    private static void unanswered(Connection<?> connection) {
+        connection.closeSilently();
     }
 
     /**
