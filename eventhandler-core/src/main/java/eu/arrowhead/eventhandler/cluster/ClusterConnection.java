@@ -92,11 +92,12 @@ public final class ClusterConnection implements AutoCloseable {
                 // and reconnects: a cut-off of milliseconds, or past cluster.outage-grace-millis ended streams.
                 .pingInterval(PING_INTERVAL)
                 .maxPingsOut(3)
-                // Every publish message jnats has not written yet is a sending awaiting its acknowledgement, so
-                // cluster.max-pending-acks bounds them. With room for all of them and for the node's other
-                // messages (pulls, acknowledgements of push deliveries), publishes alone never fill the queue when
-                // a frozen server's socket stops taking bytes; a full queue makes a send wait up to 2 s for room,
-                // on the publisher's clock thread when it sends an event again.
+                // A publish message jnats has not written yet is, nearly always, a sending still awaiting its
+                // acknowledgement (one jnats gave up on stays queued until written), so cluster.max-pending-acks
+                // bounds them. With room for them and for the node's other messages (pulls, acknowledgements of
+                // push deliveries), publishes alone do not fill the queue when a frozen server's socket stops
+                // taking bytes; a full queue makes a send wait up to 2 s for room, on the publisher's clock thread
+                // when it sends an event again.
                 .maxMessagesInOutgoingQueue(Math.max(Options.DEFAULT_MAX_MESSAGES_IN_OUTGOING_QUEUE,
                         config.maxPendingAcks() + OTHER_OUTGOING_MESSAGES))
                 .connectionListener(connection::connectionEvent)

@@ -11,19 +11,37 @@ import java.util.concurrent.atomic.AtomicInteger;
  * by the sendings of its events, beyond what the heap holds on a small node.
  *
  * <p>A publish takes a slot for each of its events before it sends any, or is refused at once (503); an event
- * sent again takes one when there is one, and waits for one otherwise (its earlier sending is still awaited). A
- * slot is given back when jnats ends the sending, however it ends.
+ * sent again takes one when there is one, and waits for one otherwise (its earlier sending is still awaited). The
+ * events of publishes the node has taken come first: while any of them waits for a slot, new publishes are
+ * refused, or the slots jnats frees in bursts at its cleanup would go to new publishes and the waiting ones would
+ * run out their deadline. A slot is given back when jnats ends the sending, however it ends.
  */
 final class PendingAcks {
     private final int limit;
     private final AtomicInteger taken = new AtomicInteger();
+    /** Appends with an event due to be sent again and no slot for it. */
+    private final AtomicInteger waitingAppends = new AtomicInteger();
 
     PendingAcks(int limit) {
         this.limit = limit;
     }
 
-    /** Takes {@code count} slots, all or none. */
-    boolean tryTake(int count) {
+    /** Takes {@code count} slots for a new publish, all or none, unless events sent again are waiting for one. */
+    boolean tryTakeForNew(int count) {
+        return waitingAppends.get() == 0 && tryTake(count);
+    }
+
+    /** Takes a slot for an event sent again. */
+    boolean tryTakeAgain() {
+        return tryTake(1);
+    }
+
+    /** An append begins ({@code +1}) or stops ({@code -1}) waiting for a slot. */
+    void awaitedBy(int change) {
+        waitingAppends.addAndGet(change);
+    }
+
+    private boolean tryTake(int count) {
         while (true) {
             int now = taken.get();
             if (now + count > limit) {

@@ -28,7 +28,8 @@ import java.util.function.BiConsumer;
  *
  * <p>Each sending holds a slot of the node's {@link PendingAcks} until jnats ends it: the append is refused at
  * once if its events' first sendings find no room, and an event due to be sent again while there is none waits
- * for one (its earlier sending is still awaited, and jnats gives up on one within seconds).
+ * for one (its earlier sending is still awaited, and jnats gives up on one within seconds), ahead of new
+ * publishes. A sending jnats still holds after the append has ended keeps the append, not its events.
  */
 final class StreamAppend {
     /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
@@ -42,11 +43,13 @@ final class StreamAppend {
     private final StreamPublisher publisher;
     private final PendingAcks pendingAcks;
     private final ScheduledExecutorService clock;
-    private final StreamPublisher.Request request;
+    private final boolean keyed;
     private final long deadline;
     private final CompletableFuture<Stored> stored = new CompletableFuture<>();
 
     // Guarded by this.
+    /** The events and their message ids; null once the append has ended. */
+    private StreamPublisher.Request request;
     /** Each event's sequence once acknowledged; 0 before (the stream's sequences start at 1). */
     private final long[] ids;
     /** When each unacknowledged event is to be sent again ({@link System#nanoTime}), or {@link #NEVER}. */
@@ -57,6 +60,8 @@ final class StreamAppend {
     private boolean repeat;
     private boolean leaderless;
     private boolean ended;
+    /** Whether an event of this append is due to be sent again and found no slot: new publishes wait. */
+    private boolean waitsForSlot;
     private ScheduledFuture<?> nextStep;
     private long nextStepAt = NEVER;
 
@@ -70,6 +75,7 @@ final class StreamAppend {
         this.pendingAcks = pendingAcks;
         this.clock = clock;
         this.request = request;
+        this.keyed = request.keyed();
         this.deadline = deadline;
         int count = request.events().size();
         this.ids = new long[count];
@@ -81,14 +87,15 @@ final class StreamAppend {
     /** Sends every event, in order, on this thread, or refuses them all if the node awaits too many answers. */
     CompletableFuture<Stored> start() {
         int count = ids.length;
-        if (!pendingAcks.tryTake(count)) {
+        StreamPublisher.Request sending = request;
+        if (!pendingAcks.tryTakeForNew(count)) {
             stored.completeExceptionally(publisher.tooManyPending(count));
             return stored;
         }
         UnavailableException refused;
         synchronized (this) {
             long now = System.nanoTime();
-            Arrays.fill(sendAt, request.keyed() ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER);
+            Arrays.fill(sendAt, keyed ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER);
             Arrays.fill(attempts, 1);
             refused = scheduleNextStep(now);
         }
@@ -98,17 +105,21 @@ final class StreamAppend {
             return stored;
         }
         for (int i = 0; i < count; i++) {
-            send(i, 1);
+            send(sending, i, 1);
         }
         return stored;
     }
 
-    /** Sends an event whose slot is taken; the slot is given back when the sending ends. */
-    private void send(int index, int attempt) {
+    /**
+     * Sends an event whose slot is taken; the slot is given back when the sending ends. Whatever the sending
+     * throws fails it, an error too (the heap exhausted while the message was made): a slot lost would be lost
+     * for the node's life.
+     */
+    private void send(StreamPublisher.Request sending, int index, int attempt) {
         CompletableFuture<PublishAck> ack;
         try {
-            ack = publisher.send(request, index);
-        } catch (RuntimeException e) {
+            ack = publisher.send(sending, index);
+        } catch (RuntimeException | Error e) {
             ack = CompletableFuture.failedFuture(e);
         }
         ack.whenComplete(new Acknowledgement(index, attempt));
@@ -174,7 +185,7 @@ final class StreamAppend {
                 }
                 case UNANSWERED -> {
                     leaderless = false;
-                    if (request.keyed()) {
+                    if (keyed) {
                         sendAt[index] = now;
                         refused = scheduleNextStep(now);
                     } else {
@@ -196,6 +207,7 @@ final class StreamAppend {
     /** On the clock: sends again the events that are due, or gives up at the deadline. */
     private void step() {
         List<int[]> due = new ArrayList<>();
+        StreamPublisher.Request sending;
         UnavailableException refused;
         synchronized (this) {
             if (ended) {
@@ -203,22 +215,26 @@ final class StreamAppend {
             }
             nextStep = null;
             nextStepAt = NEVER;
+            sending = request;
             long now = System.nanoTime();
             if (now - deadline >= 0) {
                 refused = leaderless ? publisher.leaderless(ids.length - unacknowledged, ids.length)
                         : publisher.unanswered();
             } else {
+                boolean noSlot = false;
                 for (int i = 0; i < ids.length; i++) {
                     if (ids[i] == 0 && sendAt[i] - now <= 0) {
-                        if (!pendingAcks.tryTake(1)) {
+                        if (!pendingAcks.tryTakeAgain()) {
+                            noSlot = true;
                             sendAt[i] = now + SLOT_WAIT_NANOS;
                             continue;
                         }
                         attempts[i]++;
-                        sendAt[i] = request.keyed() ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER;
+                        sendAt[i] = keyed ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER;
                         due.add(new int[] {i, attempts[i]});
                     }
                 }
+                waitForSlot(noSlot);
                 refused = scheduleNextStep(now);
             }
             if (refused != null) {
@@ -226,16 +242,25 @@ final class StreamAppend {
             }
         }
         if (refused != null) {
+            pendingAcks.giveBack(due.size());
             stored.completeExceptionally(refused);
             return;
         }
         for (int[] event : due) {
-            send(event[0], event[1]);
+            send(sending, event[0], event[1]);
+        }
+    }
+
+    /** Under the lock: tells the node's slots whether this append now waits for one. */
+    private void waitForSlot(boolean waits) {
+        if (waits != waitsForSlot) {
+            waitsForSlot = waits;
+            pendingAcks.awaitedBy(waits ? 1 : -1);
         }
     }
 
     /** The pause before an event that reached no stream at its {@code attempt}th sending goes again. */
-    private static long pauseBefore(int attempt) {
+    static long pauseBefore(int attempt) {
         return Math.min(MAX_ELECTION_PAUSE_NANOS, FIRST_ELECTION_PAUSE_NANOS << Math.min(attempt - 1, 5));
     }
 
@@ -271,6 +296,8 @@ final class StreamAppend {
     /** Under the lock: nothing more is sent, and the clock forgets the append. */
     private void end() {
         ended = true;
+        request = null;
+        waitForSlot(false);
         if (nextStep != null) {
             nextStep.cancel(false);
             nextStep = null;

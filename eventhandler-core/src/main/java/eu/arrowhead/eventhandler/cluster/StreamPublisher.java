@@ -20,7 +20,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Cluster mode's publish: appends a request's events to the stream and answers with the sequences the stream
@@ -141,10 +143,10 @@ final class StreamPublisher implements AutoCloseable {
     }
 
     UnavailableException tooManyPending(int count) {
-        return new UnavailableException("this node awaits " + pendingAcks.taken() + " acknowledgements from the"
-                + " cluster's stream and may await " + pendingAcks.limit() + " (cluster.max-pending-acks), too many"
-                + " for this publish's " + count + " events: the stream answers slowly or elects a leader; publish"
-                + " again shortly, or to another node");
+        return new UnavailableException("this node has no room for this publish's " + count + " events among the"
+                + " acknowledgements it awaits from the cluster's stream (" + pendingAcks.taken() + " of at most "
+                + pendingAcks.limit() + ", cluster.max-pending-acks; events it took earlier come first): the stream"
+                + " answers slowly or elects a leader; publish again shortly, or to another node");
     }
 
     /** Acknowledgements this node awaits from the stream now. */
@@ -167,9 +169,18 @@ final class StreamPublisher implements AutoCloseable {
     /**
      * A repeat of a keyed request: the stored first event must carry this request's fingerprint. Asked of the
      * stream, as JetStream's own message lookup asks, without a thread waiting for the answer, within what is
-     * left of the request's deadline.
+     * left of the request's deadline. The question comes right after the acknowledgements, when a stream that has
+     * just elected a leader may still answer that it is not ready (10008): it is asked again after a pause, as an
+     * event is sent again.
      */
     private CompletableFuture<long[]> sameRequest(long[] ids, PublishKey key, long deadline) {
+        CompletableFuture<long[]> answer = new CompletableFuture<>();
+        askFingerprint(ids, key, deadline, 1, answer);
+        return answer;
+    }
+
+    private void askFingerprint(long[] ids, PublishKey key, long deadline, int attempt,
+                                CompletableFuture<long[]> answer) {
         byte[] question = ("{\"seq\":" + ids[0] + "}").getBytes(StandardCharsets.US_ASCII);
         Duration left = Duration.ofNanos(Math.max(MIN_QUESTION_WAIT.toNanos(), deadline - System.nanoTime()));
         CompletableFuture<Message> answered;
@@ -178,24 +189,50 @@ final class StreamPublisher implements AutoCloseable {
                     + String.format(NatsJetStreamConstants.JSAPI_MSG_GET, stream), question, left);
         } catch (IllegalStateException e) {
             // jnats' connection is closed or its outgoing queue is full: nothing was asked.
-            answered = CompletableFuture.failedFuture(e);
+            answered = CompletableFuture.failedFuture(new NotSentException(e));
         }
-        return answered.handle((answer, failure) -> idsIfSameRequest(answer, failure, ids, key));
+        answered.whenComplete((message, failure) -> {
+            MessageInfo first = failure == null ? new MessageInfo(message, stream, false) : null;
+            Throwable unanswered = first == null ? failure : errorOf(first);
+            if (unanswered == null) {
+                completeWithIds(answer, first, ids, key);
+                return;
+            }
+            long pause = StreamAppend.pauseBefore(attempt);
+            if (classify(unanswered) != Attempt.NOT_STORED || deadline - System.nanoTime() - pause <= 0) {
+                answer.completeExceptionally(new UnavailableException("the cluster's stream could not be asked"
+                        + " about an earlier request with the same Idempotency-Key: "
+                        + (classify(unanswered) == Attempt.UNANSWERED ? "no answer" : describe(unanswered))));
+                return;
+            }
+            try {
+                clock.schedule(() -> askFingerprint(ids, key, deadline, attempt + 1, answer), pause,
+                        TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException closing) {
+                answer.completeExceptionally(new UnavailableException("the Event Handler is shutting down; publish"
+                        + " again with the same Idempotency-Key"));
+            }
+        });
+    }
+
+    /** The stream's refusal to look the message up, or {@code null} if it answered with it. */
+    private static Throwable errorOf(MessageInfo first) {
+        try {
+            first.throwOnHasError();
+            return null;
+        } catch (JetStreamApiException e) {
+            return e;
+        }
     }
 
     /** The repeat's ids, if the stream's answer shows its first event under this request's fingerprint. */
-    private long[] idsIfSameRequest(Message answer, Throwable failure, long[] ids, PublishKey key) {
-        MessageInfo first = failure == null ? new MessageInfo(answer, stream, false) : null;
-        if (first == null || first.hasError()) {
-            throw new UnavailableException("the cluster's stream could not be asked about an earlier request with"
-                    + " the same Idempotency-Key: " + (first != null ? first.getError()
-                    : classify(failure) == Attempt.UNANSWERED ? "no answer" : describe(failure)));
-        }
+    private void completeWithIds(CompletableFuture<long[]> answer, MessageInfo first, long[] ids, PublishKey key) {
         String stored = first.getHeaders() == null ? null : first.getHeaders().getFirst(StreamMessages.FINGERPRINT);
         if (stored != null && !stored.equals(Long.toHexString(key.fingerprint()))) {
-            throw IdempotencyKeys.usedForAnotherRequest(key.key(), duplicateWindow);
+            answer.completeExceptionally(IdempotencyKeys.usedForAnotherRequest(key.key(), duplicateWindow));
+        } else {
+            answer.complete(ids);
         }
-        return ids;
     }
 
     /**

@@ -79,10 +79,19 @@ public record ClusterConfig(
                 duplicateWindow(v),
                 v.seconds("cluster.timeout-seconds", 1),
                 v.millis("cluster.outage-grace-millis", 0, 3_600_000),
-                v.countWithinShare("cluster.max-pending-acks", MOST_PENDING_ACKS, heap.storeBuffer(),
-                        PENDING_ACK_BYTES, "the store buffer's 2/19 (cluster mode has no store buffer)", "", heap),
+                maxPendingAcks(v, enabled, heap),
                 v.longInteger("cluster.first-id", 1, Long.MAX_VALUE / 2),
                 NatsLinkConfig.from(v, enabled, urls, security));
+    }
+
+    /**
+     * Within the 2/19 of the heap a single node gives its store buffer. Read as a plain number in single-node mode,
+     * where setting it is refused as a key that cannot take effect.
+     */
+    private static int maxPendingAcks(ConfigValues v, boolean enabled, HeapBudget heap) {
+        return enabled ? v.countWithinShare("cluster.max-pending-acks", MOST_PENDING_ACKS, heap.storeBuffer(),
+                PENDING_ACK_BYTES, "the 2/19 a single node gives its store buffer", "", heap)
+                : v.integer("cluster.max-pending-acks", 0, MOST_PENDING_ACKS);
     }
 
     /** This configuration with another {@code cluster.first-id}: a migrated log's stream starts at its first id. */

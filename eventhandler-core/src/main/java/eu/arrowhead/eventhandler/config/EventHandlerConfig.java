@@ -233,7 +233,7 @@ public record EventHandlerConfig(
 
     /** What each part clients can make grow may take, in bytes, by the key or part that bounds it. */
     private Map<String, Long> heapParts() {
-        boolean store = storeMode != StoreMode.OFF && !cluster.enabled();
+        boolean store = storeMode != StoreMode.OFF;
         Map<String, Long> parts = new LinkedHashMap<>();
         parts.put("SSE streams (subscriber.max-count " + subscriberLimits.maxCount() + ")",
                 subscriberLimits.streamsHeapBytes());
@@ -241,9 +241,10 @@ public record EventHandlerConfig(
         if (cluster.enabled()) {
             parts.put("acknowledgements awaited from the stream (cluster.max-pending-acks " + cluster.maxPendingAcks()
                     + ")", cluster.maxPendingAcks() * ClusterConfig.PENDING_ACK_BYTES);
+        } else {
+            parts.put("store.buffer-bytes", store ? storeBufferBytes : 0);
+            parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
         }
-        parts.put("store.buffer-bytes", store ? storeBufferBytes : 0);
-        parts.put("H2's page cache", store && storeUrl.startsWith("jdbc:h2:") ? heap.storeCache() : 0);
         parts.put("request bodies", heap.requestBodies());
         parts.put("incomplete heads (server.max-incomplete-heads " + maxIncompleteHeads + ")",
                 maxIncompleteHeads * WaitingConnectionLimits.incompleteHeadBytes(maxHeaderBytes));

@@ -203,7 +203,7 @@ public final class AdmissionControl extends HttpHandler {
             served = true;
         } finally {
             if (later == null) {
-                if (!served) {
+                if (!served && !suspension.ended()) {
                     unanswered(connection);
                 }
                 answered(response, body, suspension, connection);

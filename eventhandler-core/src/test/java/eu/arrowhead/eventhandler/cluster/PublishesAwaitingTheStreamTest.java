@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -166,7 +167,7 @@ class PublishesAwaitingTheStreamTest {
                      "cluster.replicas", "3", "cluster.node-name", "bounded", "cluster.timeout-seconds", "30",
                      "cluster.max-pending-acks", "20", "publish.max-batch-events", "10")) {
             long before = node.publish("awaiting", "before");
-            List<Long> sendings = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<Long> sendings = new CopyOnWriteArrayList<>();
             try (SseStream stream = node.subscribe("?eventType=awaiting", "Last-Event-ID", Long.toString(before));
                  Connection watcher = Nats.connect(nats.url(0))) {
                 Dispatcher dispatcher = watcher.createDispatcher(message -> sendings.add(System.nanoTime()));
@@ -176,24 +177,20 @@ class PublishesAwaitingTheStreamTest {
                 nats.kill(2);
                 RawHttp first = RawHttp.connect(node.port()).send(keyedBatch("a", 10, "bounded-a"));
                 RawHttp second = RawHttp.connect(node.port()).send(keyedBatch("b", 10, "bounded-b"));
-                Await.until("the node to await 20 acknowledgements", WAIT,
-                        () -> node.metric("eventhandler_cluster_pending_acks") == 20);
+                Await.until("the two batches to reach NATS", WAIT, () -> sendings.size() == 20);
 
                 RawHttp.Answer refused = RawHttp.exchange(node.port(), keyedPublish("c", "bounded-c"));
                 assertEquals(503, refused.status(), refused.body());
                 assertTrue(refused.body().contains("cluster.max-pending-acks"), refused.body());
                 assertTrue(refused.header("Retry-After") != null, "Retry-After");
 
-                // Each event is due again after a second, and each of its sendings stays awaited for 5-10 s
-                // unanswered: without the bound the node would await 40 within two seconds. It sends one again
-                // only once jnats has given up on an earlier sending. Looked at until some have gone again (a look
-                // takes up to 3 s here: the metrics ask the stream's state, and nothing answers).
-                long start = System.nanoTime();
-                List<Double> looks = new ArrayList<>();
-                while (sendings.size() <= 20 && System.nanoTime() - start < WAIT.toNanos()) {
-                    looks.add(node.metric("eventhandler_cluster_pending_acks"));
-                }
-                assertTrue(looks.stream().allMatch(awaited -> awaited <= 20), "awaited at once: " + looks);
+                // Each keyed event is due again after a second, and each sending stays awaited unanswered until
+                // jnats gives up on it, 5-10 s after it went: without the bound the events would go again after a
+                // second. With it, an event goes again only once jnats has given up on an earlier sending.
+                Await.until("an event to be sent again", WAIT, () -> sendings.size() > 20);
+                long firstAgainMillis = TimeUnit.NANOSECONDS.toMillis(sendings.get(20) - sendings.get(19));
+                assertTrue(firstAgainMillis >= 3000, "sent again " + firstAgainMillis + " ms after the last first"
+                        + " sending, before jnats gave up on one");
 
                 bringTheQuorumBack(nats);
                 RawHttp.Answer a = first.answer(WAIT);
