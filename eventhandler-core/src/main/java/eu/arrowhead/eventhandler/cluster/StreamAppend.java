@@ -56,11 +56,13 @@ final class StreamAppend {
     private final long[] sendAt;
     /** Each event's current attempt: a failure of an earlier one was overtaken by the event's next sending. */
     private final int[] attempts;
+    /** Each event that was due to be sent again and found no slot, until it gets one. */
+    private final boolean[] slotless;
     private int unacknowledged;
     private boolean repeat;
     private boolean leaderless;
     private boolean ended;
-    /** Whether an event of this append is due to be sent again and found no slot: new publishes wait. */
+    /** Whether an event of this append waits for a slot to be sent again: new publishes wait then. */
     private boolean waitsForSlot;
     private ScheduledFuture<?> nextStep;
     private long nextStepAt = NEVER;
@@ -81,6 +83,7 @@ final class StreamAppend {
         this.ids = new long[count];
         this.sendAt = new long[count];
         this.attempts = new int[count];
+        this.slotless = new boolean[count];
         this.unacknowledged = count;
     }
 
@@ -221,20 +224,21 @@ final class StreamAppend {
                 refused = leaderless ? publisher.leaderless(ids.length - unacknowledged, ids.length)
                         : publisher.unanswered();
             } else {
-                boolean noSlot = false;
+                boolean waits = false;
                 for (int i = 0; i < ids.length; i++) {
                     if (ids[i] == 0 && sendAt[i] - now <= 0) {
-                        if (!pendingAcks.tryTakeAgain()) {
-                            noSlot = true;
+                        slotless[i] = !pendingAcks.tryTakeAgain();
+                        if (slotless[i]) {
                             sendAt[i] = now + SLOT_WAIT_NANOS;
-                            continue;
+                        } else {
+                            attempts[i]++;
+                            sendAt[i] = keyed ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER;
+                            due.add(new int[] {i, attempts[i]});
                         }
-                        attempts[i]++;
-                        sendAt[i] = keyed ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER;
-                        due.add(new int[] {i, attempts[i]});
                     }
+                    waits |= ids[i] == 0 && slotless[i];
                 }
-                waitForSlot(noSlot);
+                waitForSlot(waits);
                 refused = scheduleNextStep(now);
             }
             if (refused != null) {
