@@ -88,8 +88,9 @@ public final class ClusterNode implements AutoCloseable {
             NamedThreads.daemons("eh-freeze-watch"));
 
     private ClusterNode(ClusterConfig config, ClusterConnection connection, JetStreamManagement management,
-                        JetStreamManagement viewManagement, StreamMessages messages, StreamEventStore store, SharedSubscriptions subscriptions,
-                        KeyValue letterBucket, StreamReader reader, StreamEventLog log) {
+                        JetStreamManagement viewManagement, StreamMessages messages, StreamEventStore store,
+                        SharedSubscriptions subscriptions, KeyValue letterBucket, StreamReader reader,
+                        StreamEventLog log) {
         this.config = config;
         this.connection = connection;
         this.management = management;

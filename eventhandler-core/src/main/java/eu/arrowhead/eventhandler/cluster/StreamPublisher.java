@@ -196,23 +196,29 @@ final class StreamPublisher implements AutoCloseable {
             Throwable unanswered = first == null ? failure : errorOf(first);
             if (unanswered == null) {
                 completeWithIds(answer, first, ids, key);
-                return;
-            }
-            long pause = StreamAppend.pauseBefore(attempt);
-            if (classify(unanswered) != Attempt.NOT_STORED || deadline - System.nanoTime() - pause <= 0) {
-                answer.completeExceptionally(new UnavailableException("the cluster's stream could not be asked"
-                        + " about an earlier request with the same Idempotency-Key: "
-                        + (classify(unanswered) == Attempt.UNANSWERED ? "no answer" : describe(unanswered))));
-                return;
-            }
-            try {
-                clock.schedule(() -> askFingerprint(ids, key, deadline, attempt + 1, answer), pause,
-                        TimeUnit.NANOSECONDS);
-            } catch (RejectedExecutionException closing) {
-                answer.completeExceptionally(new UnavailableException("the Event Handler is shutting down; publish"
-                        + " again with the same Idempotency-Key"));
+            } else {
+                askAgainOrFail(unanswered, ids, key, deadline, attempt, answer);
             }
         });
+    }
+
+    /** The question found no stream ready: asked again after a pause, if the deadline leaves room for it. */
+    private void askAgainOrFail(Throwable unanswered, long[] ids, PublishKey key, long deadline, int attempt,
+                                CompletableFuture<long[]> answer) {
+        long pause = StreamAppend.pauseBefore(attempt);
+        Attempt why = classify(unanswered);
+        if (why != Attempt.NOT_STORED || deadline - System.nanoTime() - pause <= 0) {
+            answer.completeExceptionally(new UnavailableException("the cluster's stream could not be asked about an"
+                    + " earlier request with the same Idempotency-Key: "
+                    + (why == Attempt.UNANSWERED ? "no answer" : describe(unanswered))));
+            return;
+        }
+        try {
+            clock.schedule(() -> askFingerprint(ids, key, deadline, attempt + 1, answer), pause, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            answer.completeExceptionally(new UnavailableException("the Event Handler is shutting down; publish again"
+                    + " with the same Idempotency-Key"));
+        }
     }
 
     /** The stream's refusal to look the message up, or {@code null} if it answered with it. */

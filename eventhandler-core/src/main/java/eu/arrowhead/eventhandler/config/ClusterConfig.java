@@ -24,7 +24,8 @@ import java.util.stream.Stream;
  * @param duplicateWindow  how long the stream remembers an {@code Idempotency-Key}
  * @param timeout          longest wait for a NATS answer (a publish's acknowledgement, a replay's read)
  * @param outageGrace      how long the node may be cut off from NATS before it ends its streams
- * @param maxPendingAcks   the most acknowledgements the node awaits from the stream at once ({@link #PENDING_ACK_BYTES})
+ * @param maxPendingAcks   the most acknowledgements the node awaits from the stream at once
+ *                         ({@link #PENDING_ACK_BYTES})
  * @param firstId          when the stream is created: the id its first event gets (migration of a single-node log)
  * @param link             TLS and credentials of the link to NATS
  */
