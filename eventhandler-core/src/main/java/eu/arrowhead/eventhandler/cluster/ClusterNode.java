@@ -49,6 +49,13 @@ public final class ClusterNode implements AutoCloseable {
     private static final Duration SETUP_PATIENCE = Duration.ofSeconds(60);
     /** JetStream's error code while it has no leader. */
     private static final int TEMPORARILY_UNAVAILABLE = 10008;
+    /**
+     * JetStream's "no suitable peers for placement": fewer servers than {@code cluster.replicas}, or servers started
+     * together that have not all joined JetStream's meta group yet (seen once in CI, two seconds after the three
+     * servers answered). Waited for this long before it is taken for the first.
+     */
+    private static final int NO_PLACEMENT = 10005;
+    private static final Duration PLACEMENT_PATIENCE = Duration.ofSeconds(10);
 
     private final ClusterConfig config;
     private final ClusterConnection connection;
@@ -173,6 +180,7 @@ public final class ClusterNode implements AutoCloseable {
      * start together: measured at over 5 s when three nodes created a 3-replica stream at once.
      */
     private static <T> T patiently(String what, long deadline, SetupStep<T> step) throws IOException {
+        long placementDeadline = System.nanoTime() + PLACEMENT_PATIENCE.toNanos();
         for (int attempt = 1; ; attempt++) {
             try {
                 return step.run();
@@ -180,7 +188,8 @@ public final class ClusterNode implements AutoCloseable {
                 throw e;
             } catch (IOException e) {
                 if (e.getCause() instanceof JetStreamApiException answer
-                        && answer.getApiErrorCode() != TEMPORARILY_UNAVAILABLE) {
+                        && answer.getApiErrorCode() != TEMPORARILY_UNAVAILABLE
+                        && (answer.getApiErrorCode() != NO_PLACEMENT || System.nanoTime() - placementDeadline > 0)) {
                     throw e; // a definite answer, such as more replicas than servers: waiting changes nothing
                 }
                 if (System.nanoTime() - deadline > 0) {
