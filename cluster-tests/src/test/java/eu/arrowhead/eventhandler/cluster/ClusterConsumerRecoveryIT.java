@@ -11,7 +11,6 @@ import io.nats.client.Connection;
 import io.nats.client.JetStreamManagement;
 import io.nats.client.JetStreamOptions;
 import io.nats.client.Nats;
-import io.nats.client.Options;
 import io.nats.client.api.ClusterInfo;
 import io.nats.client.api.ConsumerInfo;
 import java.net.URI;
@@ -43,10 +42,11 @@ import org.slf4j.LoggerFactory;
  * The consumers of the stream after NATS failures, one after another on one cluster (three NATS servers, three
  * nodes, an SSE subscriber on each node and a push subscriber), while one publisher publishes ten events a second:
  * SIGKILL of the server that leads the push subscription's cursor, then of the server that leads JetStream's
- * metadata (a new consumer needs it); then SIGSTOP of a node for 20 s. After each kill, once JetStream has its
- * leaders again (the meta leader, the stream's and the push cursor's), every subscriber receives the events
- * published since within {@code cluster.timeout-seconds} + 2 s; after each fault, every acknowledged event reached
- * every subscriber once and in order.
+ * metadata (a new consumer needs it); then SIGSTOP for 20 s of each of them again (a partition: their sockets stay
+ * open and silent); then SIGSTOP of a node for 20 s. After each server's fault, once the other servers have
+ * JetStream's leaders again (the meta leader, the stream's and the push cursor's), every subscriber receives the
+ * events published since within {@code cluster.timeout-seconds} + 2 s; after each fault, every acknowledged event
+ * reached every subscriber once and in order, and no publish failed (the client library's default policy).
  */
 class ClusterConsumerRecoveryIT {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterConsumerRecoveryIT.class);
@@ -63,10 +63,16 @@ class ClusterConsumerRecoveryIT {
     private static final Duration IN_FLIGHT = Duration.ofSeconds(1);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
+    /** What befalls a NATS server. */
+    private enum Fault {
+        /** SIGKILL; the server is started again once the others have their leaders. */
+        KILL,
+        /** SIGSTOP for {@link #FROZEN}, then SIGCONT: the server wakes believing it leads what it led. */
+        FREEZE
+    }
+
     @TempDir
     Path directory;
-    /** Asks JetStream with a short timeout. */
-    private JetStreamManagement quick;
     /** The push subscription's cursor. */
     private String cursor;
     /** The events push may have sent twice so far: each was in flight at a fault (grows over the faults). */
@@ -134,18 +140,16 @@ class ClusterConsumerRecoveryIT {
     void everyConsumerResumesSoonAfterTheLeadersItNeedsAreBack() throws Exception {
         try (ProcessCluster cluster = ProcessCluster.start(directory, 3, "--push.retry-max-millis=1000",
                 "--sse.heartbeat-seconds=1", "--push.connect-timeout-seconds=1", "--push.response-timeout-seconds=10");
-             PushTarget target = new PushTarget();
-             Connection nats = Nats.connect(new Options.Builder().servers(cluster.nats().urls().split(","))
-                     .maxReconnects(-1).build())) {
+             PushTarget target = new PushTarget()) {
             HttpResponse<String> subscribed = HTTP.send(HttpRequest.newBuilder(cluster.urisFrom(0).get(0)
                             .resolve("eventhandler/subscribe")).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(target.subscription("recovering", TYPE))).build(),
                     HttpResponse.BodyHandlers.ofString());
             assertEquals(200, subscribed.statusCode(), subscribed.body());
-            quick = nats.jetStreamManagement(JetStreamOptions.builder()
-                    .requestTimeout(Duration.ofMillis(500)).build());
-            cursor = quick.getConsumerNames(ProcessCluster.STREAM).stream()
-                    .filter(name -> name.startsWith("eventhandler-push-")).findFirst().orElseThrow();
+            try (Connection nats = Nats.connect(cluster.nats().urls())) {
+                cursor = nats.jetStreamManagement().getConsumerNames(ProcessCluster.STREAM).stream()
+                        .filter(name -> name.startsWith("eventhandler-push-")).findFirst().orElseThrow();
+            }
 
             List<ReceivedIds> received = new ArrayList<>();
             List<EventSubscriber> subscribers = new ArrayList<>();
@@ -164,12 +168,13 @@ class ClusterConsumerRecoveryIT {
                 String warm = publisher.firstSentAfter(System.nanoTime());
                 awaitEverywhere(received, target, warm, WAIT);
 
-                int consumerLeader = cluster.consumerLeader(cursor);
-                fault("kill of the push cursor's leader n" + consumerLeader, cluster, consumerLeader, publisher,
-                        received, target);
-
-                int metaLeader = cluster.metaLeader();
-                fault("kill of the meta leader n" + metaLeader, cluster, metaLeader, publisher, received, target);
+                for (Fault fault : Fault.values()) {
+                    int consumerLeader = cluster.consumerLeader(cursor);
+                    fault(fault, "the push cursor's leader n" + consumerLeader, cluster, consumerLeader, publisher,
+                            received, target);
+                    int metaLeader = cluster.metaLeader();
+                    fault(fault, "the meta leader n" + metaLeader, cluster, metaLeader, publisher, received, target);
+                }
 
                 freeze(cluster, publisher, received, target);
             } finally {
@@ -203,11 +208,7 @@ class ClusterConsumerRecoveryIT {
                         + " subscriber received " + next + " only " + (at - from) / 1_000_000 + " ms after it was"
                         + " acknowledged");
             }
-            long left = FROZEN.toNanos() - (System.nanoTime() - frozenAt);
-            if (left > 0) {
-                // The scenario is a node frozen this long: nothing to wait for but the time itself.
-                Thread.sleep(left / 1_000_000);
-            }
+            holdUntil(frozenAt + FROZEN.toNanos());
         }
         long wokeAt = System.nanoTime();
         String after = publisher.firstSentAfter(System.nanoTime());
@@ -265,54 +266,48 @@ class ClusterConsumerRecoveryIT {
     }
 
     /**
-     * SIGKILL of NATS server {@code server}; waits until {@link #leadersBack}, asserts that every subscriber received
-     * the first event sent after that within {@link #RESUMED_WITHIN}, restarts the server, and checks what
-     * everyone received so far. One exception, which docs/cluster.md states: an event the push cursor handed out
-     * as the server died can be lost on its way to a node (its pull went through that server); the cursor holds it
+     * SIGKILL or SIGSTOP of NATS server {@code server}; waits until the other servers have {@linkplain #awaitLeaders their leaders},
+     * asserts that every subscriber received the first event sent after that within {@link #RESUMED_WITHIN}, starts
+     * the killed server again or, {@link #FROZEN} after the freeze, wakes the frozen one, and checks what everyone
+     * received so far. One exception, which docs/cluster.md states: an event the push cursor handed out as the
+     * server died or froze can be lost on its way to a node (its pull went through that server); the cursor holds it
      * until its acknowledgement wait has passed and then gives it to another node, so push may take
-     * {@link #ACK_WAIT} longer. The cursor shows it: one event in flight since before the kill, and push has the
+     * {@link #ACK_WAIT} longer. The cursor shows it: one event in flight since before the fault, and push has the
      * events again an acknowledgement wait after that event was handed out.
      *
-     * <p>Push may repeat the event in flight at the kill, and nothing else: its acknowledgement may die with the
+     * <p>Push may repeat the event in flight at the fault, and nothing else: its acknowledgement may die with the
      * cursor's leader (answered by it before its followers had it), or the election may outlast its
      * acknowledgement wait, and the new leader then gives it out again (at least once, as docs/cluster.md says).
      * Which event that was, the cursor tells once it answers ({@link #heldSinceBefore}), unless it has given the
      * event out again by then; so the push subscriber tells too, by when each event came
-     * ({@link PushTarget#inFlightAround}): the last event that came shortly before the kill, or the first that came
-     * after it if it was published before. Asking the cursor just before the kill instead missed an event handed
+     * ({@link PushTarget#inFlightAround}): the last event that came shortly before the fault, or the first that came
+     * after it if it was published before. Asking the cursor just before the fault instead missed an event handed
      * out in between (pushed twice, seen once in about 50 runs).
      */
-    private void fault(String what, ProcessCluster cluster, int server, Publisher publisher,
+    private void fault(Fault fault, String whom, ProcessCluster cluster, int server, Publisher publisher,
                        List<ReceivedIds> received, PushTarget target) throws Exception {
+        String what = (fault == Fault.KILL ? "SIGKILL of " : "SIGSTOP of ") + whom;
         long faultAt = System.nanoTime();
-        Instant killedAt = Instant.now(); // the wall clock of faultAt, as the NATS servers' times are
-        cluster.nats().kill(server);
-        Await.until("JetStream to have its leaders again after the " + what, WAIT, this::leadersBack);
-        long backAt = System.nanoTime();
-        Held held = heldSinceBefore(killedAt);
-        Long heldSince = held == null ? null : faultAt + Duration.between(killedAt, held.handedOut()).toNanos();
-        if (held != null) {
-            mayRepeat.add(payloadOf(held.id()));
+        Freeze frozen = null;
+        if (fault == Fault.KILL) {
+            cluster.nats().kill(server);
+        } else {
+            frozen = Freeze.of(cluster.nats().pid(server));
         }
-        String next = publisher.firstSentAfter(backAt);
-        long from = Math.max(backAt, publisher.ackedNanos.get(next));
-        List<Long> took = awaitEverywhere(received, target, next, WAIT);
-        LOG.warn("{}: leaders back {} ms after it; {} delivered by the 3 SSE nodes and push {} ms after that{}",
-                what, (backAt - faultAt) / 1_000_000, next,
-                took.stream().map(at -> (at - from) / 1_000_000).toList(),
-                heldSince == null ? "" : " (the push cursor held an event handed out "
-                        + (faultAt - heldSince) / 1_000_000 + " ms before the kill)");
-        for (int i = 0; i < took.size(); i++) {
-            long at = took.get(i);
-            boolean push = i == received.size();
-            String who = push ? "the push subscriber" : "the SSE subscriber of node " + i;
-            boolean heldForTheAckWait = push && heldSince != null && afterTheAckWait(at - heldSince);
-            assertTrue(at - from <= RESUMED_WITHIN.toNanos() || heldForTheAckWait, () -> what + ": " + who
-                    + " received " + next + " only " + (at - from) / 1_000_000 + " ms after the leaders were back ("
-                    + (backAt - faultAt) / 1_000_000 + " ms after the kill) and it was acknowledged; the nodes"
-                    + " logged:\n" + cluster.clusterLog());
+        try (Connection others = cluster.connectToAllBut(server)) {
+            awaitResumed(what, others.jetStreamManagement(JetStreamOptions.builder()
+                    .requestTimeout(Duration.ofMillis(500)).build()), faultAt, cluster, publisher, received, target);
+            if (frozen != null) {
+                holdUntil(faultAt + FROZEN.toNanos());
+            }
+        } finally {
+            if (frozen != null) {
+                frozen.close();
+            }
         }
-        cluster.nats().startServer(server);
+        if (fault == Fault.KILL) {
+            cluster.nats().startServer(server);
+        }
         cluster.nats().awaitJetStream(WAIT);
         target.inFlightAround(faultAt, IN_FLIGHT).stream()
                 .filter(payload -> publisher.sentNanos.get(payload) - faultAt < 0)
@@ -320,9 +315,51 @@ class ClusterConsumerRecoveryIT {
         assertEverythingOnceInOrder(what, publisher, received, target, mayRepeat);
     }
 
+    /**
+     * The part of {@link #fault} while the server is dead or frozen, asking {@code jetStream} of the other servers:
+     * the leaders back, then every subscriber has the next event in time.
+     */
+    private void awaitResumed(String what, JetStreamManagement jetStream, long faultAt, ProcessCluster cluster,
+                              Publisher publisher, List<ReceivedIds> received, PushTarget target) throws Exception {
+        Instant faultInstant = Instant.now().minusNanos(System.nanoTime() - faultAt); // as the NATS servers' times
+        List<Long> leaderBackMillis = awaitLeaders(what, jetStream, faultAt);
+        long backAt = System.nanoTime();
+        Held held = heldSinceBefore(jetStream, faultInstant);
+        Long heldSince = held == null ? null : faultAt + Duration.between(faultInstant, held.handedOut()).toNanos();
+        if (held != null) {
+            mayRepeat.add(payloadOf(jetStream, held.id()));
+        }
+        String next = publisher.firstSentAfter(backAt);
+        long from = Math.max(backAt, publisher.ackedNanos.get(next));
+        List<Long> took = awaitEverywhere(received, target, next, WAIT);
+        LOG.warn("{}: leaders back {} ms after it (meta, stream, cursor: by {} ms); {} delivered by the 3 SSE nodes"
+                + " and push {} ms after that{}", what, (backAt - faultAt) / 1_000_000, leaderBackMillis, next,
+                took.stream().map(at -> (at - from) / 1_000_000).toList(),
+                heldSince == null ? "" : " (the push cursor held an event handed out "
+                        + (faultAt - heldSince) / 1_000_000 + " ms before the fault)");
+        for (int i = 0; i < took.size(); i++) {
+            long at = took.get(i);
+            boolean push = i == received.size();
+            String who = push ? "the push subscriber" : "the SSE subscriber of node " + i;
+            boolean heldForTheAckWait = push && heldSince != null && afterTheAckWait(at - heldSince);
+            assertTrue(at - from <= RESUMED_WITHIN.toNanos() || heldForTheAckWait, () -> what + ": " + who
+                    + " received " + next + " only " + (at - from) / 1_000_000 + " ms after the leaders were back ("
+                    + (backAt - faultAt) / 1_000_000 + " ms after the fault) and it was acknowledged; the nodes"
+                    + " logged:\n" + cluster.clusterLog());
+        }
+    }
+
+    /** Keeps a freeze until {@code until} (nanos): the fault's length, not a wait for anything. */
+    private static void holdUntil(long until) throws InterruptedException {
+        long left = until - System.nanoTime();
+        if (left > 0) {
+            Thread.sleep(left / 1_000_000);
+        }
+    }
+
     /** The payload of the stream's event {@code id}. */
-    private String payloadOf(long id) throws Exception {
-        String event = new String(quick.getMessage(ProcessCluster.STREAM, id).getData(), StandardCharsets.UTF_8);
+    private static String payloadOf(JetStreamManagement jetStream, long id) throws Exception {
+        String event = new String(jetStream.getMessage(ProcessCluster.STREAM, id).getData(), StandardCharsets.UTF_8);
         Matcher payload = PAYLOAD.matcher(event);
         assertTrue(payload.find(), () -> "no payload in the stream's event " + id + ": " + event);
         return payload.group(1);
@@ -335,15 +372,24 @@ class ClusterConsumerRecoveryIT {
     }
 
     /**
-     * Whether JetStream has again every leader the subscribers need: the meta leader (a feed's new consumer: the
-     * stream names answer), the stream's and the push cursor's (each named in its info). That the stream's info
-     * answers is not enough: the meta leader describes a stream without a leader (seen: "answered" 11 s before
-     * the stream had its leader, 25 s before the cursor had its own).
+     * Waits until JetStream has again every leader the subscribers need: the meta leader (a feed's new consumer:
+     * the stream names answer), the stream's and the push cursor's (each named in its info). That the stream's
+     * info answers is not enough: the meta leader describes a stream without a leader (seen: "answered" 11 s
+     * before the stream had its leader, 25 s before the cursor had its own).
+     *
+     * @return by when each was back, in that order, in ms after the fault
      */
-    private boolean leadersBack() {
-        return answers(() -> quick.getStreamNames() != null)
-                && answers(() -> led(quick.getStreamInfo(ProcessCluster.STREAM).getClusterInfo()))
-                && answers(() -> led(quick.getConsumerInfo(ProcessCluster.STREAM, cursor).getClusterInfo()));
+    private List<Long> awaitLeaders(String what, JetStreamManagement jetStream, long faultAt)
+            throws InterruptedException {
+        List<Question> leaders = List.of(() -> jetStream.getStreamNames() != null,
+                () -> led(jetStream.getStreamInfo(ProcessCluster.STREAM).getClusterInfo()),
+                () -> led(jetStream.getConsumerInfo(ProcessCluster.STREAM, cursor).getClusterInfo()));
+        List<Long> backMillis = new ArrayList<>();
+        for (Question leader : leaders) {
+            Await.until("JetStream to have its leaders again after the " + what, WAIT, () -> answers(leader));
+            backMillis.add((System.nanoTime() - faultAt) / 1_000_000);
+        }
+        return backMillis;
     }
 
     private static boolean led(ClusterInfo cluster) {
@@ -354,10 +400,10 @@ class ClusterConsumerRecoveryIT {
      * The event the push cursor, once it answers, has in flight, if it handed it out before {@code time}; else
      * {@code null}.
      */
-    private Held heldSinceBefore(Instant time) throws InterruptedException {
+    private Held heldSinceBefore(JetStreamManagement jetStream, Instant time) throws InterruptedException {
         ConsumerInfo[] info = new ConsumerInfo[1];
         Await.until("the push cursor to answer", WAIT,
-                () -> answers(() -> (info[0] = quick.getConsumerInfo(ProcessCluster.STREAM, cursor)) != null));
+                () -> answers(() -> (info[0] = jetStream.getConsumerInfo(ProcessCluster.STREAM, cursor)) != null));
         ZonedDateTime handedOut = info[0].getDelivered().getLastActive();
         return info[0].getNumAckPending() > 0 && handedOut != null && handedOut.toInstant().isBefore(time)
                 ? new Held(info[0].getDelivered().getStreamSequence(), handedOut.toInstant()) : null;
@@ -381,8 +427,10 @@ class ClusterConsumerRecoveryIT {
                                                     PushTarget target, Set<String> mayRepeat)
             throws InterruptedException {
         List<String> acknowledged = List.copyOf(publisher.acknowledged);
-        // A refused publish is the publishers' failover's business (ClusterFailoverIT); here it is only said.
-        publisher.failures.forEach(e -> LOG.warn("{}: a publish failed: {}", what, e.getMessage()));
+        // The library's default policy rides out every fault here: the servers' by waiting for the new leaders,
+        // the frozen node's because the publisher does not know it.
+        assertEquals(List.of(), publisher.failures.stream().map(Throwable::getMessage).toList(),
+                what + ": publishes that failed");
         String last = acknowledged.get(acknowledged.size() - 1);
         awaitEverywhere(received, target, last, WAIT);
         for (ReceivedIds ids : received) {

@@ -116,10 +116,7 @@ final class ProcessCluster implements AutoCloseable {
      * frozen); -1 while they know of none.
      */
     int streamLeaderAskingAllBut(int cutOff) {
-        String others = String.join(",", java.util.stream.IntStream.range(0, 3).filter(i -> i != cutOff)
-                .mapToObj(nats::url).toList());
-        Options options = Options.builder().server(others).connectionTimeout(Duration.ofSeconds(2)).build();
-        try (Connection connection = Nats.connect(options)) {
+        try (Connection connection = connectToAllBut(cutOff)) {
             String leader = connection.jetStreamManagement(JetStreamOptions.builder()
                     .requestTimeout(Duration.ofSeconds(1)).build()).getStreamInfo(STREAM).getClusterInfo().getLeader();
             return leader == null ? -1 : Integer.parseInt(leader.substring(1));
@@ -129,6 +126,13 @@ final class ProcessCluster implements AutoCloseable {
             Thread.currentThread().interrupt();
             return -1;
         }
+    }
+
+    /** A connection to every NATS server but {@code cutOff} (which may be frozen or dead). */
+    Connection connectToAllBut(int cutOff) throws IOException, InterruptedException {
+        String others = String.join(",", java.util.stream.IntStream.range(0, 3).filter(i -> i != cutOff)
+                .mapToObj(nats::url).toList());
+        return Nats.connect(Options.builder().server(others).connectionTimeout(Duration.ofSeconds(2)).build());
     }
 
     /** The index of the NATS server that leads the durable consumer {@code consumer} of the stream now. */
