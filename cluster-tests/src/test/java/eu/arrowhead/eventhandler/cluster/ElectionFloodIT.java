@@ -40,9 +40,9 @@ import org.slf4j.LoggerFactory;
  * while the stream has no leader (two of its three NATS servers down for 10 s): every event sent is awaited by
  * jnats for seconds and sent again every second. Before {@code cluster.max-pending-acks} the sendings of the
  * requests the body budget admits (some 32 000 events here, five sendings each) would have needed about 67 MB: on
- * 4251b5d, before the bound, the node ran out of heap. The node stays up and answers, refuses what finds no room
- * with 503 and {@code Retry-After}, and once a leader is back every batch, retried with its key as the client
- * library retries, is stored once.
+ * 4251b5d, before the bound, the node ran out of heap. The node stays up and answers, refuses with 503 and
+ * {@code Retry-After} what found no room before its deadline (it waits in line meanwhile), and once a leader is
+ * back every batch, retried with its key as the client library retries, is stored once.
  */
 class ElectionFloodIT {
     private static final Logger LOG = LoggerFactory.getLogger(ElectionFloodIT.class);

@@ -26,12 +26,12 @@ import java.util.function.BiConsumer;
  * acknowledgement wait. At the deadline, or at the first refusal for good, the whole append fails; the events
  * acknowledged by then are stored, and a retry with the same key gets their ids.
  *
- * <p>Each sending holds a slot of the node's {@link PendingAcks} until jnats ends it: the append is refused at
- * once if its events' first sendings find no room, and an event due to be sent again while there is none waits
- * for one (its earlier sending is still awaited, and jnats gives up on one within seconds), ahead of new
- * publishes. A sending jnats still holds after the append has ended keeps the append, not its events.
+ * <p>Each sending holds a slot of the node's {@link PendingAcks} until jnats ends it: an append whose events' first
+ * sendings find no room waits in line until they do, within its deadline, and an event due to be sent again while
+ * there is none waits for one (its earlier sending is still awaited, and jnats gives up on one within seconds),
+ * ahead of the line. A sending jnats still holds after the append has ended keeps the append, not its events.
  */
-final class StreamAppend {
+final class StreamAppend implements PendingAcks.Waiting {
     /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
     private static final long FIRST_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
     private static final long MAX_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -62,6 +62,8 @@ final class StreamAppend {
     private boolean repeat;
     private boolean leaderless;
     private boolean ended;
+    /** Whether the events have their first slots (the append has left the line, or was never in it). */
+    private boolean begun;
     /** Whether an event of this append waits for a slot to be sent again: new publishes wait then. */
     private boolean waitsForSlot;
     private ScheduledFuture<?> nextStep;
@@ -85,32 +87,74 @@ final class StreamAppend {
         this.attempts = new int[count];
         this.slotless = new boolean[count];
         this.unacknowledged = count;
+        Arrays.fill(sendAt, NEVER);
     }
 
-    /** Sends every event, in order, on this thread, or refuses them all if the node awaits too many answers. */
+    /**
+     * Sends every event, in order, on this thread if the node has room for their acknowledgements; else the append
+     * waits in line for it, and its deadline is timed from now either way.
+     */
     CompletableFuture<Stored> start() {
-        int count = ids.length;
-        StreamPublisher.Request sending = request;
-        if (!pendingAcks.tryTakeForNew(count)) {
-            stored.completeExceptionally(publisher.tooManyPending(count));
+        if (pendingAcks.takeOrWait(this)) {
+            begin();
             return stored;
         }
-        UnavailableException refused;
+        UnavailableException refused = null;
         synchronized (this) {
-            long now = System.nanoTime();
-            Arrays.fill(sendAt, keyed ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER);
-            Arrays.fill(attempts, 1);
-            refused = scheduleNextStep(now);
+            if (!begun && !ended) { // else the line has begun it already, and its steps are timed
+                refused = scheduleNextStep(System.nanoTime());
+                if (refused != null) {
+                    end();
+                }
+            }
         }
         if (refused != null) {
-            pendingAcks.giveBack(count);
+            pendingAcks.leaveLine(this);
             stored.completeExceptionally(refused);
-            return stored;
+        }
+        return stored;
+    }
+
+    @Override
+    public int events() {
+        return ids.length;
+    }
+
+    /**
+     * The events' first slots are taken: sends every event, in order, unless the append has ended meanwhile or its
+     * deadline has passed in line (the clock was late to its step): then it is refused having sent nothing.
+     */
+    @Override
+    public void begin() {
+        int count = ids.length;
+        StreamPublisher.Request sending;
+        UnavailableException refused = null;
+        synchronized (this) {
+            sending = request;
+            long now = System.nanoTime();
+            if (!ended && now - deadline >= 0) {
+                refused = publisher.noRoom(count);
+                end();
+            } else if (!ended) {
+                begun = true;
+                Arrays.fill(sendAt, keyed ? now + StreamPublisher.ACK_WAIT.toNanos() : NEVER);
+                Arrays.fill(attempts, 1);
+                refused = scheduleNextStep(now);
+                if (refused != null) {
+                    end();
+                }
+            }
+        }
+        if (sending == null || refused != null) {
+            pendingAcks.giveBack(count);
+            if (refused != null) {
+                stored.completeExceptionally(refused);
+            }
+            return;
         }
         for (int i = 0; i < count; i++) {
             send(sending, i, 1);
         }
-        return stored;
     }
 
     /**
@@ -212,6 +256,7 @@ final class StreamAppend {
         List<int[]> due = new ArrayList<>();
         StreamPublisher.Request sending;
         UnavailableException refused;
+        boolean inLine;
         synchronized (this) {
             if (ended) {
                 return;
@@ -219,9 +264,11 @@ final class StreamAppend {
             nextStep = null;
             nextStepAt = NEVER;
             sending = request;
+            inLine = !begun;
             long now = System.nanoTime();
             if (now - deadline >= 0) {
-                refused = leaderless ? publisher.leaderless(ids.length - unacknowledged, ids.length)
+                refused = inLine ? publisher.noRoom(ids.length)
+                        : leaderless ? publisher.leaderless(ids.length - unacknowledged, ids.length)
                         : publisher.unanswered();
             } else {
                 boolean waits = false;
@@ -247,6 +294,9 @@ final class StreamAppend {
         }
         if (refused != null) {
             pendingAcks.giveBack(due.size());
+            if (inLine) {
+                pendingAcks.leaveLine(this);
+            }
             stored.completeExceptionally(refused);
             return;
         }

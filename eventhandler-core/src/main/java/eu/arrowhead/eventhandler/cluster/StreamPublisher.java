@@ -93,8 +93,8 @@ final class StreamPublisher implements AutoCloseable {
         this.options = PublishOptions.builder().expectedStream(stream).build();
         this.timeout = timeout;
         this.duplicateWindow = duplicateWindow;
-        this.pendingAcks = new PendingAcks(maxPendingAcks);
         this.clock = new ScheduledThreadPoolExecutor(1, NamedThreads.daemons("eh-cluster-publish"));
+        this.pendingAcks = new PendingAcks(maxPendingAcks, clock);
         // Every append schedules its deadline and almost all end long before it: a cancelled step must leave the
         // queue at once, or it would hold its append's events until the deadline.
         clock.setRemoveOnCancelPolicy(true);
@@ -142,11 +142,12 @@ final class StreamPublisher implements AutoCloseable {
         }
     }
 
-    UnavailableException tooManyPending(int count) {
-        return new UnavailableException("this node has no room for this publish's " + count + " events among the"
-                + " acknowledgements it awaits from the cluster's stream (" + pendingAcks.taken() + " of at most "
-                + pendingAcks.limit() + ", cluster.max-pending-acks; events it took earlier come first): the stream"
-                + " answers slowly or elects a leader; publish again shortly, or to another node");
+    UnavailableException noRoom(int count) {
+        return new UnavailableException("this node found no room within " + timeout.toSeconds() + " s"
+                + " (cluster.timeout-seconds) for this publish's " + count + " events among the acknowledgements it"
+                + " awaits from the cluster's stream (" + pendingAcks.taken() + " of at most " + pendingAcks.limit()
+                + ", cluster.max-pending-acks; events it took earlier come first): the stream answers slowly or"
+                + " elects a leader; publish again shortly, or to another node");
     }
 
     /** Acknowledgements this node awaits from the stream now. */

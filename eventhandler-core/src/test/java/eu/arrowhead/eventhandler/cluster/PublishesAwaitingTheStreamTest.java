@@ -10,9 +10,9 @@ import eu.arrowhead.eventhandler.testing.RawHttp;
 import eu.arrowhead.eventhandler.testing.SseStream;
 import eu.arrowhead.eventhandler.testing.TestServer;
 import io.nats.client.Connection;
-import io.nats.client.Dispatcher;
 import io.nats.client.JetStreamApiException;
 import io.nats.client.JetStreamManagement;
+import io.nats.client.MessageHandler;
 import io.nats.client.Nats;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -73,11 +73,8 @@ class PublishesAwaitingTheStreamTest {
         nats.kill(1);
         nats.kill(2);
         Set<String> seen = ConcurrentHashMap.newKeySet();
-        try (Connection watcher = Nats.connect(nats.url(0))) {
-            Dispatcher dispatcher = watcher.createDispatcher(message ->
-                    seen.add(new String(message.getData(), StandardCharsets.UTF_8)));
-            dispatcher.subscribe(SUBJECTS);
-            watcher.flush(WAIT);
+        try (Connection watcher = watchSendings(nats, message ->
+                seen.add(new String(message.getData(), StandardCharsets.UTF_8)))) {
             List<RawHttp> connections = new ArrayList<>();
             for (int i = 0; i < count; i++) {
                 connections.add(RawHttp.connect(node.port()).send(keyedPublish(prefix + i, prefix + "-key-" + i)));
@@ -96,6 +93,14 @@ class PublishesAwaitingTheStreamTest {
             }
             return connections;
         }
+    }
+
+    /** A plain NATS subscriber on the stream's subjects, on server 0: it sees every sending of an event. */
+    private static Connection watchSendings(NatsCluster nats, MessageHandler handler) throws Exception {
+        Connection watcher = Nats.connect(nats.url(0));
+        watcher.createDispatcher(handler).subscribe(SUBJECTS);
+        watcher.flush(WAIT);
+        return watcher;
     }
 
     private static void bringTheQuorumBack(NatsCluster nats) throws Exception {
@@ -155,34 +160,34 @@ class PublishesAwaitingTheStreamTest {
                 + "Idempotency-Key: " + key + "\r\nContent-Length: " + body.length() + "\r\n\r\n" + body;
     }
 
+    /** A node that knows only the first server and awaits at most {@code maxPendingAcks} acknowledgements. */
+    private static TestServer boundedNode(NatsCluster nats, String name, int timeoutSeconds, int maxPendingAcks) {
+        return TestServer.start("cluster.enabled", "true", "cluster.nats-urls", nats.url(0), "cluster.replicas", "3",
+                "cluster.node-name", name, "cluster.timeout-seconds", Integer.toString(timeoutSeconds),
+                "cluster.max-pending-acks", Integer.toString(maxPendingAcks), "publish.max-batch-events", "10");
+    }
+
     /**
      * While the stream has no leader, each unanswered sending of a keyed event stays in jnats' table of awaited
      * answers for seconds, and the event is sent again every second: the node holds no more of them than
-     * cluster.max-pending-acks, refuses a publish that finds no room, and stores the waiting ones once each.
+     * cluster.max-pending-acks, a publish that finds no room waits in line (its deadline, 30 s here, outlasts the
+     * election), and once the quorum is back every waiting one is stored once.
      */
     @Test
     void anElectionHoldsNoMoreSendingsThanTheNodeMayAwait() throws Exception {
         try (NatsCluster nats = NatsCluster.start(directory, 3);
-             TestServer node = TestServer.start("cluster.enabled", "true", "cluster.nats-urls", nats.url(0),
-                     "cluster.replicas", "3", "cluster.node-name", "bounded", "cluster.timeout-seconds", "30",
-                     "cluster.max-pending-acks", "20", "publish.max-batch-events", "10")) {
+             TestServer node = boundedNode(nats, "bounded", 30, 20)) {
             long before = node.publish("awaiting", "before");
             List<Long> sendings = new CopyOnWriteArrayList<>();
             try (SseStream stream = node.subscribe("?eventType=awaiting", "Last-Event-ID", Long.toString(before));
-                 Connection watcher = Nats.connect(nats.url(0))) {
-                Dispatcher dispatcher = watcher.createDispatcher(message -> sendings.add(System.nanoTime()));
-                dispatcher.subscribe(SUBJECTS);
-                watcher.flush(WAIT);
+                 Connection watcher = watchSendings(nats, message -> sendings.add(System.nanoTime()))) {
                 nats.kill(1);
                 nats.kill(2);
                 RawHttp first = RawHttp.connect(node.port()).send(keyedBatch("a", 10, "bounded-a"));
                 RawHttp second = RawHttp.connect(node.port()).send(keyedBatch("b", 10, "bounded-b"));
                 Await.until("the two batches to reach NATS", WAIT, () -> sendings.size() == 20);
 
-                RawHttp.Answer refused = RawHttp.exchange(node.port(), keyedPublish("c", "bounded-c"));
-                assertEquals(503, refused.status(), refused.body());
-                assertTrue(refused.body().contains("cluster.max-pending-acks"), refused.body());
-                assertTrue(refused.header("Retry-After") != null, "Retry-After");
+                RawHttp third = RawHttp.connect(node.port()).send(keyedPublish("c", "bounded-c"));
 
                 // Each keyed event is due again after a second, and each sending stays awaited unanswered until
                 // jnats gives up on it, 5-10 s after it went: without the bound the events would go again after a
@@ -191,22 +196,52 @@ class PublishesAwaitingTheStreamTest {
                 long firstAgainMillis = TimeUnit.NANOSECONDS.toMillis(sendings.get(20) - sendings.get(19));
                 assertTrue(firstAgainMillis >= 3000, "sent again " + firstAgainMillis + " ms after the last first"
                         + " sending, before jnats gave up on one");
+                assertFalse(third.answered(), "the publish that found no room was answered before its deadline");
 
                 bringTheQuorumBack(nats);
-                RawHttp.Answer a = first.answer(WAIT);
-                RawHttp.Answer b = second.answer(WAIT);
-                assertEquals(200, a.status(), a.body());
-                assertEquals(200, b.status(), b.body());
-                first.close();
-                second.close();
+                for (RawHttp publish : List.of(first, second, third)) {
+                    RawHttp.Answer answer = publish.answer(WAIT);
+                    assertEquals(200, answer.status(), answer.body());
+                    publish.close();
+                }
                 Set<String> delivered = new HashSet<>();
-                for (SseStream.Frame frame : stream.events(20, WAIT)) {
+                for (SseStream.Frame frame : stream.events(21, WAIT)) {
                     assertTrue(delivered.add(frame.data()), "delivered twice: " + frame.data());
                 }
                 long after = node.publish("awaiting", "after");
                 assertEquals(Long.toString(after), stream.nextEvent(WAIT).id(), "nothing more was stored between");
                 Await.until("every sending to be ended", WAIT,
                         () -> node.metric("eventhandler_cluster_pending_acks") == 0);
+            }
+        }
+    }
+
+    /**
+     * A publish that waited in line for room past {@code cluster.timeout-seconds} is refused with 503 naming the
+     * bound, having sent nothing (so its retry with the key stores it once, as any retry does).
+     */
+    @Test
+    void aPublishStillInLineAtItsDeadlineIsRefusedHavingSentNothing() throws Exception {
+        try (NatsCluster nats = NatsCluster.start(directory, 3);
+             TestServer node = boundedNode(nats, "line", 3, 10)) {
+            Set<String> sent = ConcurrentHashMap.newKeySet();
+            try (Connection watcher = watchSendings(nats, message ->
+                    sent.add(new String(message.getData(), StandardCharsets.UTF_8)))) {
+                nats.kill(1);
+                nats.kill(2);
+                RawHttp first = RawHttp.connect(node.port()).send(keyedBatch("a", 10, "line-a"));
+                Await.until("the batch to reach NATS", WAIT, () -> sent.size() >= 10);
+
+                long sentAt = System.nanoTime();
+                RawHttp.Answer refused = RawHttp.exchange(node.port(), keyedPublish("c", "line-c"));
+                long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentAt);
+                assertEquals(503, refused.status(), refused.body());
+                assertTrue(refused.body().contains("cluster.max-pending-acks"), refused.body());
+                assertTrue(refused.header("Retry-After") != null, "Retry-After");
+                assertTrue(waitedMillis >= 3000, "refused after " + waitedMillis + " ms, before its deadline");
+                assertTrue(sent.stream().noneMatch(data -> data.contains("\"c\"")), "the refused event was sent");
+                assertEquals(503, first.answer(WAIT).status(), "the batch, unacknowledged at its deadline");
+                first.close();
             }
         }
     }
