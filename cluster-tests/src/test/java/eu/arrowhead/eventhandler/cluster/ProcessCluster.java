@@ -1,5 +1,6 @@
 package eu.arrowhead.eventhandler.cluster;
 
+import eu.arrowhead.eventhandler.testing.Await;
 import eu.arrowhead.eventhandler.testing.NatsCluster;
 import eu.arrowhead.eventhandler.testing.ServerProcess;
 import eu.arrowhead.eventhandler.testing.TestServer;
@@ -128,6 +129,14 @@ final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /** The name of the stream's push cursor, where the cluster has one push subscription. */
+    String pushCursor() throws IOException, InterruptedException, JetStreamApiException {
+        try (Connection connection = Nats.connect(nats.urls())) {
+            return connection.jetStreamManagement().getConsumerNames(STREAM).stream()
+                    .filter(name -> name.startsWith("eventhandler-push-")).findFirst().orElseThrow();
+        }
+    }
+
     /** A connection to every NATS server but {@code cutOff} (which may be frozen or dead). */
     Connection connectToAllBut(int cutOff) throws IOException, InterruptedException {
         String others = String.join(",", java.util.stream.IntStream.range(0, 3).filter(i -> i != cutOff)
@@ -135,14 +144,23 @@ final class ProcessCluster implements AutoCloseable {
         return Nats.connect(Options.builder().server(others).connectionTimeout(Duration.ofSeconds(2)).build());
     }
 
-    /** The index of the NATS server that leads the durable consumer {@code consumer} of the stream now. */
+    /**
+     * The index of the NATS server that leads the durable consumer {@code consumer} of the stream, once it has a
+     * leader: right after a server rejoined, JetStream may describe the consumer with none for a moment.
+     */
     int consumerLeader(String consumer) throws IOException, InterruptedException {
+        String[] leader = new String[1];
         try (Connection connection = Nats.connect(nats.urls())) {
-            String leader = connection.jetStreamManagement().getConsumerInfo(STREAM, consumer).getClusterInfo()
-                    .getLeader();
-            return Integer.parseInt(leader.substring(1));
-        } catch (JetStreamApiException e) {
-            throw new IOException("cannot ask JetStream which server leads " + consumer + ": " + e.getMessage(), e);
+            JetStreamManagement management = connection.jetStreamManagement();
+            Await.until(consumer + " to have a leader", Duration.ofSeconds(60), () -> {
+                try {
+                    leader[0] = management.getConsumerInfo(STREAM, consumer).getClusterInfo().getLeader();
+                } catch (IOException | JetStreamApiException e) {
+                    return false; // not answered now: asked again
+                }
+                return leader[0] != null && !leader[0].isEmpty();
+            });
+            return Integer.parseInt(leader[0].substring(1));
         }
     }
 

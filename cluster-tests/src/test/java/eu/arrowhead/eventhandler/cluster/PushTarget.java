@@ -7,10 +7,15 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
 
@@ -21,6 +26,7 @@ import java.util.concurrent.Executors;
 final class PushTarget implements AutoCloseable {
     static final String NOTIFY_PATH = "/notify";
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     private final int port;
     private final List<String> payloads = new ArrayList<>();
@@ -59,6 +65,23 @@ final class PushTarget implements AutoCloseable {
     String subscription(String systemName, String eventType) {
         return "{\"eventType\":\"" + eventType + "\",\"subscriberSystem\":{\"systemName\":\"" + systemName
                 + "\",\"address\":\"127.0.0.1\",\"port\":" + port + "},\"notifyUri\":\"" + NOTIFY_PATH + "\"}";
+    }
+
+    /** Subscribes it to {@code eventType} at {@code node}, as an Arrowhead 4.x system does. */
+    void subscribeAt(URI node, String systemName, String eventType) throws IOException, InterruptedException {
+        HttpResponse<String> subscribed = HTTP.send(HttpRequest.newBuilder(node.resolve("eventhandler/subscribe"))
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(subscription(systemName, eventType))).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (subscribed.statusCode() != 200) {
+            throw new AssertionError("subscribe answered " + subscribed.statusCode() + ": " + subscribed.body());
+        }
+    }
+
+    /** How long after {@code sinceNanos} the first event came that came after it; empty if none did. */
+    synchronized Optional<Duration> firstArrivalAfter(long sinceNanos) {
+        return arrivals.stream().filter(at -> at - sinceNanos > 0).findFirst()
+                .map(at -> Duration.ofNanos(at - sinceNanos));
     }
 
     /** Closes the port: POSTs to it are refused. */

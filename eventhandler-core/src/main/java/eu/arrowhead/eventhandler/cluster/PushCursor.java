@@ -324,10 +324,10 @@ final class PushCursor implements PushDelivery {
             acknowledge(message);
             return;
         }
-        if (freeze.justFrozen() && deliveredSince(message)) {
-            LOG.debug("event {} waited through a freeze of this node and the stream gave it to another node"
-                    + " since; not sent from here", id);
-            return; // neither acknowledged nor handed back: it is the other node's now
+        if (freeze.justFrozen() && perhapsGivenToAnother(message)) {
+            LOG.debug("event {} waited through a freeze of this node, and the stream may have given it to another"
+                    + " node since; not sent from here", id);
+            return; // neither acknowledged nor handed back: the other node's now, or the cursor's again
         }
         PushRules current = rules;
         if (!current.passes(PublishedEvent.logged(id, event))) {
@@ -339,16 +339,19 @@ final class PushCursor implements PushDelivery {
     }
 
     /**
-     * Whether the cursor has delivered anything after this message: it was given to another node (its
+     * Whether the cursor may have delivered anything after this message: it was given to another node (its
      * acknowledgement wait passed while this node stood still), or taken already. One question to the cursor's
-     * leader, asked only after a freeze; if it cannot be answered, the event is sent (at least once).
+     * leader, asked only after a freeze. Unanswered (the cursor has no leader now), it counts as given: the event
+     * stays unacknowledged, so the cursor gives it out again once its acknowledgement wait has passed, counted from
+     * before the freeze, to this node or another. Sending it instead pushed it twice whenever another node had
+     * it already (seen: a node woke as the cursor's leader froze, and sent the event 5 s after another node had).
      */
-    private boolean deliveredSince(Message message) {
+    private boolean perhapsGivenToAnother(Message message) {
         try {
             return stream.getConsumerInfo(name).getDelivered().getConsumerSequence()
                     > message.metaData().consumerSequence();
         } catch (IOException | JetStreamApiException e) {
-            return false;
+            return true;
         }
     }
 
