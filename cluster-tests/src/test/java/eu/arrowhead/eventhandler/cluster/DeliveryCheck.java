@@ -5,7 +5,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import eu.arrowhead.eventhandler.testing.Await;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * What the fault tests assert: each acknowledged event reached each subscriber once, in order, and delivery
@@ -14,6 +21,8 @@ import java.util.List;
 final class DeliveryCheck {
     /** cluster.timeout-seconds (its default, 5 s) + 2 s: how soon SSE delivery resumes once a leader is back. */
     static final Duration RESUMED_WITHIN = Duration.ofSeconds(7);
+    /** A push cursor's acknowledgement wait with the push settings' defaults. */
+    static final Duration DEFAULT_ACK_WAIT = Duration.ofSeconds(20);
 
     private DeliveryCheck() {
     }
@@ -35,6 +44,49 @@ final class DeliveryCheck {
             assertEquals(0, ids.gaps(), "replay gaps for subscriber " + i);
         }
         assertEquals(List.of(), cluster.notInStream(acknowledged), "acknowledged but not in the stream");
+    }
+
+    /**
+     * Waits until the push subscriber has every acknowledged event, then asserts it had them in the stream's order
+     * (their first copies, by the ids {@code reference}, an SSE subscriber that had them all, saw), and none twice
+     * but the events in {@code mayRepeat} (those in flight at a fault: at least once), each at most twice.
+     */
+    static void everyAcknowledgedPushedInOrder(PushTarget target, ReceivedIds reference, List<Long> acknowledged,
+                                               Set<String> mayRepeat, Duration wait) throws InterruptedException {
+        Map<String, Long> idOf = reference.idsByPayload();
+        Set<Long> wanted = new HashSet<>(acknowledged);
+        Await.until("the push subscriber to receive every acknowledged event", wait, () -> target.payloads().stream()
+                .map(idOf::get).filter(Objects::nonNull).collect(Collectors.toSet()).containsAll(wanted));
+        List<String> pushed = target.payloads();
+        List<Long> firstCopies = pushed.stream().distinct().map(idOf::get).filter(Objects::nonNull).toList();
+        for (int i = 1; i < firstCopies.size(); i++) {
+            assertTrue(firstCopies.get(i) > firstCopies.get(i - 1), "pushed out of order: " + firstCopies.get(i)
+                    + " after " + firstCopies.get(i - 1));
+        }
+        Map<String, Integer> copies = new HashMap<>();
+        pushed.forEach(payload -> copies.merge(payload, 1, Integer::sum));
+        Set<String> twice = new TreeSet<>();
+        copies.forEach((payload, count) -> {
+            assertTrue(count <= 2, payload + " pushed " + count + " times");
+            if (count == 2) {
+                twice.add(payload);
+            }
+        });
+        twice.removeAll(mayRepeat);
+        assertEquals(Set.of(), twice, "pushed twice, not in flight at a fault (in flight: " + mayRepeat + ")");
+    }
+
+    /**
+     * The push subscriber got an event within {@code bound} after {@code sinceNanos}; a failure's message holds
+     * what the nodes logged of the cluster.
+     */
+    static void pushResumedWithin(ProcessCluster cluster, PushTarget target, long sinceNanos, Duration bound,
+                                  String when, Duration wait) throws InterruptedException {
+        Await.until("the push subscriber to receive an event " + when, wait,
+                () -> target.firstArrivalAfter(sinceNanos).isPresent());
+        Duration resumed = target.firstArrivalAfter(sinceNanos).orElseThrow();
+        assertTrue(resumed.compareTo(bound) <= 0, () -> "push resumed " + resumed.toMillis() + " ms " + when
+                + "; the nodes logged:\n" + cluster.clusterLog());
     }
 
     /**

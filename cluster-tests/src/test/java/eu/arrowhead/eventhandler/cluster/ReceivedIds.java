@@ -7,8 +7,10 @@ import eu.arrowhead.eventhandler.subscriber.SubscriptionListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -52,6 +54,15 @@ final class ReceivedIds implements EventListener, SubscriptionListener {
 
     synchronized List<String> payloads() {
         return List.copyOf(payloads);
+    }
+
+    /** The id each payload came with (every payload of these tests is unique). */
+    synchronized Map<String, Long> idsByPayload() {
+        Map<String, Long> byPayload = new HashMap<>();
+        for (int i = 0; i < ids.size(); i++) {
+            byPayload.put(payloads.get(i), ids.get(i));
+        }
+        return byPayload;
     }
 
     synchronized List<Long> ids() {
