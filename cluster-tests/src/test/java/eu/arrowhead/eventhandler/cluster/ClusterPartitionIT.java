@@ -91,6 +91,8 @@ class ClusterPartitionIT {
 
                 load.stop();
                 load.awaitDone(WAIT);
+                // The woken server rejoins before the stream is read back through any of them.
+                cluster.nats().awaitJetStream(WAIT);
                 // The publish node 1 held through its freeze returns only after SIGCONT.
                 LOG.warn("SIGSTOP of node 1: the longest publish, all returned, {} ms",
                         load.longestPublishBetween(nodeFrozenAt, nodeThawedAt).toMillis());

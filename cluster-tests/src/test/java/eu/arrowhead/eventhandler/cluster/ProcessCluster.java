@@ -236,7 +236,11 @@ final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    private static final Duration STREAM_SETTLES = Duration.ofSeconds(10);
+    /**
+     * How long the stream may answer "temporarily unavailable" (10008) after a fault: a server woken from a freeze
+     * left it so for over 10 s once (ClusterPartitionIT, a new user's run on a slow machine).
+     */
+    private static final Duration STREAM_SETTLES = Duration.ofSeconds(30);
 
     /** The ids of {@code ids} the stream does not give now, in order, each with why. */
     private static Map<Long, String> notGiven(JetStreamManagement management, List<Long> ids) {
