@@ -322,7 +322,9 @@ final class StreamAppend implements PendingAcks.Waiting {
      * Has the clock run {@link #step} when the next event is due or at the deadline, whichever comes first, unless
      * a step comes sooner already. Under the lock.
      *
-     * @return the refusal, if the clock has stopped (the node is closing): then no step is scheduled
+     * @return the refusal, if the clock has stopped (the node is closing) or could not take the step (the heap
+     *     exhausted): then no step is scheduled, and the caller gives back the slots the append holds, which would
+     *     otherwise be lost for the node's life, and answers the publisher
      */
     private UnavailableException scheduleNextStep(long now) {
         long at = deadline;
@@ -344,6 +346,9 @@ final class StreamAppend implements PendingAcks.Waiting {
         } catch (RejectedExecutionException e) {
             return new UnavailableException("the Event Handler is shutting down; publish again with the same"
                     + " Idempotency-Key");
+        } catch (RuntimeException | Error e) {
+            return new UnavailableException("the Event Handler could not time the publish (" + e
+                    + "); publish again with the same Idempotency-Key");
         }
     }
 
