@@ -93,8 +93,8 @@ class ClusterFailoverIT {
                 assertEquals(PUBLISHERS * EVENTS_EACH, acknowledged.size());
 
                 DeliveryCheck.everyAcknowledgedOnceInOrder(cluster, received, acknowledged, WAIT);
-                DeliveryCheck.everyAcknowledgedPushedInOrder(target, received.get(0), acknowledged,
-                        new HashSet<>(target.inFlightAround(faultAt, IN_FLIGHT)), WAIT);
+                DeliveryCheck.everyAcknowledgedPushedInOrder(cluster, target, received.get(0), acknowledged,
+                        new HashSet<>(target.inFlightAround(faultAt, IN_FLIGHT)), faultAt, WAIT);
                 if (formerLeader >= 0) {
                     DeliveryCheck.resumedWithin(cluster, received, leaderBackAt, "after the stream's new leader", WAIT);
                     // An event handed out as the server died may have been lost on its way (its pull went through

@@ -100,8 +100,8 @@ class ClusterPartitionIT {
                 DeliveryCheck.everyAcknowledgedOnceInOrder(cluster, received, load.acknowledged(), WAIT);
                 Set<String> inFlight = new HashSet<>(target.inFlightAround(nodeFrozenAt, IN_FLIGHT));
                 inFlight.addAll(target.inFlightAround(frozenAt, IN_FLIGHT));
-                DeliveryCheck.everyAcknowledgedPushedInOrder(target, received.get(0), load.acknowledged(), inFlight,
-                        WAIT);
+                DeliveryCheck.everyAcknowledgedPushedInOrder(cluster, target, received.get(0), load.acknowledged(),
+                        inFlight, nodeFrozenAt, WAIT);
                 // Last, so that a late resume still shows whether anything was refused, lost or reordered.
                 DeliveryCheck.resumedWithin(cluster, received, leaderBackAt, "after the frozen leader was replaced",
                         WAIT);

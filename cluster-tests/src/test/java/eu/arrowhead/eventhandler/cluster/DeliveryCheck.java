@@ -49,10 +49,12 @@ final class DeliveryCheck {
     /**
      * Waits until the push subscriber has every acknowledged event, then asserts it had them in the stream's order
      * (their first copies, by the ids {@code reference}, an SSE subscriber that had them all, saw), and none twice
-     * but the events in {@code mayRepeat} (those in flight at a fault: at least once), each at most twice.
+     * but the events in {@code mayRepeat} (those in flight at a fault: at least once), each at most twice. A failure
+     * shows the arrivals around the events pushed twice, timed from {@code faultAt}, and what the nodes logged.
      */
-    static void everyAcknowledgedPushedInOrder(PushTarget target, ReceivedIds reference, List<Long> acknowledged,
-                                               Set<String> mayRepeat, Duration wait) throws InterruptedException {
+    static void everyAcknowledgedPushedInOrder(ProcessCluster cluster, PushTarget target, ReceivedIds reference,
+                                               List<Long> acknowledged, Set<String> mayRepeat, long faultAt,
+                                               Duration wait) throws InterruptedException {
         Map<String, Long> idOf = reference.idsByPayload();
         Set<Long> wanted = new HashSet<>(acknowledged);
         Await.until("the push subscriber to receive every acknowledged event", wait, () -> target.payloads().stream()
@@ -73,7 +75,9 @@ final class DeliveryCheck {
             }
         });
         twice.removeAll(mayRepeat);
-        assertEquals(Set.of(), twice, "pushed twice, not in flight at a fault (in flight: " + mayRepeat + ")");
+        assertTrue(twice.isEmpty(), () -> "pushed twice, not in flight at a fault (in flight: " + mayRepeat + "): "
+                + twice + "; the arrivals from the first fault: " + target.arrivalsAround(twice, faultAt)
+                + "; the nodes logged:\n" + cluster.clusterLog());
     }
 
     /**

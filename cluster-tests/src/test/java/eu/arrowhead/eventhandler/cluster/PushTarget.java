@@ -138,6 +138,30 @@ final class PushTarget implements AutoCloseable {
         return around;
     }
 
+    /**
+     * The arrivals from a few before the first copy of any of {@code wanted} to a few after its last, each as its
+     * payload and its time from {@code originNanos}: what a failure message shows of a push twice.
+     */
+    synchronized String arrivalsAround(Set<String> wanted, long originNanos) {
+        int first = -1;
+        int last = -1;
+        for (int i = 0; i < payloads.size(); i++) {
+            if (wanted.contains(payloads.get(i))) {
+                first = first < 0 ? i : first;
+                last = i;
+            }
+        }
+        if (first < 0) {
+            return "none of " + wanted + " arrived";
+        }
+        StringBuilder around = new StringBuilder();
+        for (int i = Math.max(0, first - 3); i <= Math.min(payloads.size() - 1, last + 3); i++) {
+            around.append(i == Math.max(0, first - 3) ? "" : ", ").append(payloads.get(i)).append(" @")
+                    .append(Duration.ofNanos(arrivals.get(i) - originNanos).toMillis()).append(" ms");
+        }
+        return around.toString();
+    }
+
     @Override
     public synchronized void close() {
         server.stop(0);
