@@ -21,6 +21,7 @@ import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,7 +37,9 @@ import org.slf4j.LoggerFactory;
  * that is down misses nothing the stream still holds, and its queue is the stream, not a node's memory. If the
  * node delivering it dies, the stream gives the event to another node once its acknowledgement wait
  * (the POST's connect and response timeouts plus 5 s) has passed. Delivery is at least once: a subscriber
- * whose 2xx was lost with its node gets that event again.
+ * whose 2xx was lost with its node gets that event again. An event the cursor gives out again although a node
+ * acknowledged it (nats-server 2.9 does, around a change of the cursor's leader) is not sent again if it comes to
+ * a node that acknowledged it or a later event; another node sends it again.
  *
  * <p>An event its subscriber refuses for good ({@link FailedPost#permanent}) when the stream has delivered it more
  * than {@code push.poison-retries} times is set aside on the subscription's dead-letter list that every node shares
@@ -86,6 +89,11 @@ final class PushCursor implements PushDelivery {
     private volatile String lastAcknowledged;
     /** When (nanos) it was acknowledged. */
     private volatile long lastAcknowledgedNanos;
+    /**
+     * The highest id this node acknowledged: every event of the cursor up to it reached the subscriber (or was set
+     * aside), since the cursor gives out none before the one ahead of it is acknowledged.
+     */
+    private final AtomicLong acknowledgedUpTo = new AtomicLong();
 
     /**
      * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
@@ -216,6 +224,7 @@ final class PushCursor implements PushDelivery {
     }
 
     private void acknowledge(Message message) {
+        acknowledgedUpTo.accumulateAndGet(message.metaData().streamSequence(), Math::max);
         lastAcknowledgedNanos = System.nanoTime();
         lastAcknowledged = message.getReplyTo();
         acks.ack(lastAcknowledged);
@@ -308,6 +317,16 @@ final class PushCursor implements PushDelivery {
     }
 
     private void deliver(Message message) {
+        long id = message.metaData().streamSequence();
+        if (id <= acknowledgedUpTo.get()) {
+            // The subscriber had it: with one event in flight, in id order, the cursor gives none out before the
+            // one ahead of it is acknowledged. nats-server 2.9 gives one out again around a change of the cursor's
+            // leader, its old leader having confirmed the acknowledgement but not passed it on to the new one.
+            LOG.debug("event {} of push cursor {} given out again after this node acknowledged it or a later one;"
+                    + " acknowledged, not sent", id, name);
+            acknowledge(message);
+            return;
+        }
         if (pausedBecause != null) {
             // A pull open when it paused still takes events until it expires: each is handed back, not sent, and
             // offered again no sooner than the pull has expired, so that each comes to it once (its delivery count,
@@ -316,7 +335,6 @@ final class PushCursor implements PushDelivery {
             message.nakWithDelay(later.compareTo(PULL_EXPIRY) < 0 ? PULL_EXPIRY : later);
             return;
         }
-        long id = message.metaData().streamSequence();
         IncomingEvent event;
         try {
             event = messages.decode(message.getHeaders(), message.getData());
