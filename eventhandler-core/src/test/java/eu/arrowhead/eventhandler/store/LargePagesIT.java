@@ -34,20 +34,18 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The largest pages at the smallest heap: 400 events with payloads near {@code publish.max-payload-bytes} (24 MiB,
- * more than a third of {@code -Xmx64m}), read at once by four loops of the largest {@code mgmt/events} page and by
- * two subscribers resuming from the start. A page holds about a megabyte whatever its count, so no read exhausts
- * the heap: every page is answered (200, or 503 when the readers are busy), the pages add up to the whole log, and
+ * more than a third of {@code -Xmx64m}), read at once by eight loops of the largest {@code mgmt/events} page and by
+ * subscribers resuming from the start. A page holds about a megabyte whatever its count, so no read exhausts the
+ * heap: every page is answered (200, or 503 when the readers are busy), the pages add up to the whole log, and
  * every resuming subscriber receives every event. (A page of 1 000 such events used to be built whole, inside H2.)
- * Four and two keep every reader connection ({@code store.pool-size} 4: three for reads) and both replay readers
- * busy all along, their refusals asked again: more readers would only be refused or queued more often.
  */
 class LargePagesIT {
     private static final String TYPE = "large";
     private static final int EVENTS = 400;
     private static final int PAYLOAD_CHARS = 60_000;
     private static final int PER_REQUEST = 15;
-    private static final int QUERY_LOOPS = 4;
-    private static final int RESUMING = 2;
+    private static final int QUERY_LOOPS = 8;
+    private static final int RESUMING = 4;
     private static final Duration WAIT = Duration.ofSeconds(120);
     private static final ObjectMapper JSON = new ObjectMapper();
 
