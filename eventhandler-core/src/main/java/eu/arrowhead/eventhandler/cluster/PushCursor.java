@@ -21,7 +21,8 @@ import io.nats.client.api.ConsumerConfiguration;
 import io.nats.client.api.DeliverPolicy;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,10 +91,10 @@ final class PushCursor implements PushDelivery {
     /** When (nanos) it was acknowledged. */
     private volatile long lastAcknowledgedNanos;
     /**
-     * The highest id this node acknowledged: every event of the cursor up to it reached the subscriber (or was set
-     * aside), since the cursor gives out none before the one ahead of it is acknowledged.
+     * The newest event this node acknowledged: every event of the cursor before it reached the subscriber (or was
+     * set aside), since the cursor gives out none before the one ahead of it is acknowledged.
      */
-    private final AtomicLong acknowledgedUpTo = new AtomicLong();
+    private final AtomicReference<Acknowledged> newestAcknowledged = new AtomicReference<>(Acknowledged.NONE);
 
     /**
      * @param dispatcher the thread every cursor of this node hands its events on: short work, since the POST is
@@ -224,7 +225,7 @@ final class PushCursor implements PushDelivery {
     }
 
     private void acknowledge(Message message) {
-        acknowledgedUpTo.accumulateAndGet(message.metaData().streamSequence(), Math::max);
+        newestAcknowledged.accumulateAndGet(Acknowledged.of(message), Acknowledged::newer);
         lastAcknowledgedNanos = System.nanoTime();
         lastAcknowledged = message.getReplyTo();
         acks.ack(lastAcknowledged);
@@ -318,13 +319,14 @@ final class PushCursor implements PushDelivery {
 
     private void deliver(Message message) {
         long id = message.metaData().streamSequence();
-        if (id <= acknowledgedUpTo.get()) {
+        if (newestAcknowledged.get().covers(message)) {
             // The subscriber had it: with one event in flight, in id order, the cursor gives none out before the
             // one ahead of it is acknowledged. nats-server 2.9 gives one out again around a change of the cursor's
             // leader, its old leader having confirmed the acknowledgement but not passed it on to the new one.
+            // Acknowledged again, but not as this node's last acknowledgement, which a move of the leader repeats.
             LOG.debug("event {} of push cursor {} given out again after this node acknowledged it or a later one;"
                     + " acknowledged, not sent", id, name);
-            acknowledge(message);
+            acks.ack(message.getReplyTo());
             return;
         }
         if (pausedBecause != null) {
@@ -388,5 +390,28 @@ final class PushCursor implements PushDelivery {
         LOG.debug("POST of event {} to {} failed ({}); attempt {}, the stream sends it again", id, rules.target(),
                 why, tries);
         later.run();
+    }
+
+    /**
+     * An event acknowledged: its id, and when the stream stored it. The time keeps a stream deleted and made again
+     * (its ids from 1 again, its events stored later) from passing for events the subscriber had. Within one stream,
+     * leaders whose clocks differ can only make a node send an event again, never skip one.
+     */
+    private record Acknowledged(long id, Instant storedAt) {
+        static final Acknowledged NONE = new Acknowledged(0, Instant.MIN);
+
+        static Acknowledged of(Message message) {
+            return new Acknowledged(message.metaData().streamSequence(), message.metaData().timestamp().toInstant());
+        }
+
+        Acknowledged newer(Acknowledged other) {
+            return other.id > id ? other : this;
+        }
+
+        /** Whether {@code message} was stored no later than this event, and at or before its id. */
+        boolean covers(Message message) {
+            return message.metaData().streamSequence() <= id
+                    && !message.metaData().timestamp().toInstant().isAfter(storedAt);
+        }
     }
 }

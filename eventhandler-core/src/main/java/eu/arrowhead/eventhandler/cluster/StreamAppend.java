@@ -32,6 +32,13 @@ import java.util.function.BiConsumer;
  * ahead of the line. A sending jnats still holds after the append has ended keeps the append, not its events.
  */
 final class StreamAppend implements PendingAcks.Waiting {
+    /**
+     * Made beforehand, since what cannot be scheduled is most likely out of heap, and a refusal made then could fail
+     * too: the slots would be lost. Shared: it has no stack trace and no state.
+     */
+    private static final UnavailableException NOT_TIMED = new UnavailableException("the Event Handler could not"
+            + " time the publish (its heap exhausted); publish again with the same Idempotency-Key");
+
     /** Elections took 1-10 s in the failover tests: pauses short against that, doubling up to half a second. */
     private static final long FIRST_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
     private static final long MAX_ELECTION_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
@@ -347,8 +354,7 @@ final class StreamAppend implements PendingAcks.Waiting {
             return new UnavailableException("the Event Handler is shutting down; publish again with the same"
                     + " Idempotency-Key");
         } catch (RuntimeException | Error e) {
-            return new UnavailableException("the Event Handler could not time the publish (" + e
-                    + "); publish again with the same Idempotency-Key");
+            return NOT_TIMED;
         }
     }
 
